@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -28,15 +27,10 @@ from bot.domain.schedule import WeeklySchedule
 from bot.store import Store
 from tests.digest.conftest import TEAM, make_runtime
 from tests.digest.test_queue import _posted_keys, _worker
+from tests.serveproc import free_port
 
 OUTAGE_S = 20.0
 DIGESTS = 60
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class PrivateRedis:
@@ -91,7 +85,7 @@ class PrivateRedis:
 def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed")
-    server = PrivateRedis(_free_port(), tmp_path)
+    server = PrivateRedis(free_port(), tmp_path)
     server.start()
     try:
         yield server

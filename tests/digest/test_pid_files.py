@@ -10,7 +10,8 @@ import subprocess
 import pytest
 
 from tests.reliability.catalogs import copy_catalog
-from tests.reliability.test_reload import Served, _exe, _free_port
+from tests.reliability.test_reload import Served, _exe
+from tests.serveproc import free_port
 from tests.standin import SlackStandIn
 from tests.waits import PATIENCE_S
 
@@ -24,7 +25,7 @@ def test_a_second_serve_in_the_same_folder_refuses_and_reload_still_finds_the_fi
             pid_file = tmp_path / "vllm-path.pid"
             assert pid_file.read_text().strip() == str(first.proc.pid)
             second = subprocess.run(
-                [_exe(), "serve", "--port", str(_free_port())],
+                [_exe(), "serve", "--port", str(free_port())],
                 cwd=tmp_path,
                 env=first.env,
                 capture_output=True,

@@ -19,19 +19,13 @@ import pytest
 
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, ack_shown
 from tests.e2e.slack_requests import post, signed_headers, slash_command_body
-from tests.serveproc import spawn_serve, wait_healthy
+from tests.serveproc import serve_healthy
 from tests.standin import SlackStandIn
 from tests.waits import PATIENCE_S, wait_exit
 
 IDLE = 1100
 CHILD_SOFT_LIMIT = 1024
 """The soft ``RLIMIT_NOFILE`` many systems start a process with: ``serve`` must raise its own."""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _low_soft_limit() -> None:
@@ -78,12 +72,11 @@ def many_files():
 def test_a_command_is_answered_with_more_than_1000_idle_connections_open(
     tmp_path: Path, standin: SlackStandIn, many_files
 ) -> None:
-    port = _free_port()
     args = ("--idle-timeout", "3600", "--pid-file", "")
-    proc, url, out, readers = spawn_serve(port, tmp_path, _env(tmp_path, standin), args, preexec_fn=_low_soft_limit)
+    proc, url, out, readers = serve_healthy(tmp_path, _env(tmp_path, standin), args, preexec_fn=_low_soft_limit)
+    port = int(url.rsplit(":", 1)[1])
     idle: list[socket.socket] = []
     try:
-        wait_healthy(proc, url)
         for _ in range(IDLE):
             idle.append(socket.create_connection(("127.0.0.1", port), timeout=PATIENCE_S))
 
@@ -116,13 +109,9 @@ def test_a_connection_limit_above_the_open_file_limit_is_lowered_with_a_warning(
     def hard_limit_1024() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (CHILD_SOFT_LIMIT, CHILD_SOFT_LIMIT))
 
-    port = _free_port()
     args = ("--connection-limit", "100000", "--pid-file", "")
-    proc, url, out, readers = spawn_serve(port, tmp_path, _env(tmp_path, standin), args, preexec_fn=hard_limit_1024)
-    try:
-        wait_healthy(proc, url)
-    finally:
-        log = _stop(proc, out, readers)
+    proc, _url, out, readers = serve_healthy(tmp_path, _env(tmp_path, standin), args, preexec_fn=hard_limit_1024)
+    log = _stop(proc, out, readers)
     assert proc.returncode == 0, log[-3000:]
     warned = [line for line in log.splitlines() if "the open-file limit allows" in line]
     assert len(warned) == 1 and "WARNING" in warned[0], log[-3000:]

@@ -22,8 +22,7 @@ from cryptography.fernet import Fernet
 from tests.e2e.slack_requests import HttpResult
 from tests.e2e.test_install_walk import fetch, install, welcomes
 from tests.reliability.catalogs import copy_catalog
-from tests.reliability.test_reload import _free_port
-from tests.serveproc import spawn_serve, wait_healthy
+from tests.serveproc import serve_healthy
 from tests.standin import SlackStandIn
 from tests.waits import PATIENCE_S, wait_exit
 
@@ -118,7 +117,6 @@ def _closed_port() -> int:
 
 @pytest.mark.slow
 def test_an_unreachable_slack_gets_a_branded_503_and_one_warning(tmp_path: Path) -> None:
-    port = _free_port()
     env = {
         k: v
         for k, v in os.environ.items()
@@ -134,9 +132,8 @@ def test_an_unreachable_slack_gets_a_branded_503_and_one_warning(tmp_path: Path)
         TOKEN_ENCRYPTION_KEY=Fernet.generate_key().decode(),
         LOG_LEVEL="INFO",
     )
-    proc, url, out, readers = spawn_serve(port, tmp_path, env)
+    proc, url, out, readers = serve_healthy(tmp_path, env)
     try:
-        wait_healthy(proc, url)
         page = fetch(url + "/slack/install")
         cookie = page.headers["set-cookie"].split(";", 1)[0]
         state = cookie.split("=", 1)[1]

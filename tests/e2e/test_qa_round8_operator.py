@@ -18,8 +18,7 @@ from slack_sdk.oauth.installation_store.models.installation import Installation
 from bot.store import Store
 from bot.store.crypto import LOCAL_KEY_FILE, TokenCipher
 from tests.reliability.catalogs import copy_catalog
-from tests.reliability.test_reload import _free_port
-from tests.serveproc import spawn_serve
+from tests.serveproc import free_port, spawn_serve
 from tests.standin import SlackStandIn
 from tests.waits import PATIENCE_S, wait_exit
 
@@ -92,7 +91,7 @@ def test_a_database_under_a_file_is_said_by_serve_scheduler_and_run_now(tmp_path
             SLACK_BOT_TOKEN="xoxb-qa-round8-bot-token",
         )
         outcomes = {
-            "serve": _serve_until_exit(tmp_path, env, _free_port()),
+            "serve": _serve_until_exit(tmp_path, env, free_port()),
             "scheduler": _run(tmp_path, env, "scheduler"),
             "digest run-now": _run(tmp_path, env, "digest", "run-now"),
         }
@@ -129,7 +128,7 @@ def test_an_unset_token_key_with_sealed_tokens_names_the_variable_and_writes_no_
             SLACK_CLIENT_ID=CLIENT_ID,
             SLACK_CLIENT_SECRET=CLIENT_SECRET,
         )
-        code, log = _serve_until_exit(tmp_path, env, _free_port())
+        code, log = _serve_until_exit(tmp_path, env, free_port())
     assert code == 2, log
     error = log.split("error:")[-1]
     assert "TOKEN_ENCRYPTION_KEY is not set and " in error and "sealed Slack token(s) are stored" in error, log

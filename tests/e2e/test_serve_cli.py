@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from bot.config import DEFAULT_CATALOG_DIR, Settings
 from bot.doors.serve import ConfigError, door_for
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, ack_shown
 from tests.e2e.slack_requests import get, signed_post, slash_command_body
+from tests.serveproc import free_port
 from tests.waits import PATIENCE_S, wait_exit, wait_until
 
 SLACK_VARS = (
@@ -95,17 +95,11 @@ def test_serve_with_a_wrong_app_token_does_not_print_it(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "xoxb-secret-value-123" not in result.output
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_serve_process_answers_reloads_on_sighup_and_stops_on_sigterm(tmp_path, standin):
     catalog = tmp_path / "catalog"
     shutil.copytree(DEFAULT_CATALOG_DIR, catalog)
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path / "serve.log"
     env = {k: v for k, v in os.environ.items() if k not in SLACK_VARS}
     env.update(

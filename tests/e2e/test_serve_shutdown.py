@@ -19,7 +19,7 @@ import pytest
 
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET
 from tests.e2e.slack_requests import get, signed_post, slash_command_body
-from tests.serveproc import wait_healthy
+from tests.serveproc import free_port, wait_healthy
 from tests.standin import SlackStandIn
 
 SLACK_VARS = (
@@ -32,14 +32,8 @@ SLACK_VARS = (
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _start(tmp_path: Path, standin: SlackStandIn) -> tuple[subprocess.Popen[bytes], str, Path]:
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path / "serve.log"
     env = {k: v for k, v in os.environ.items() if k not in SLACK_VARS}
     env.update(

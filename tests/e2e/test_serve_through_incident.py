@@ -16,7 +16,7 @@ import pytest
 
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, ack_shown
 from tests.e2e.slack_requests import signed_post, slash_command_body
-from tests.serveproc import wait_healthy
+from tests.serveproc import free_port, wait_healthy
 from tests.standin import SlackStandIn
 from tests.waits import PATIENCE_S, wait_exit, wait_until
 
@@ -28,11 +28,7 @@ class Serve:
     """A ``vllm-path serve`` process on a free port, its output in ``tmp_path/serve.log``."""
 
     def __init__(self, tmp_path: Path, standin: SlackStandIn):
-        import socket
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = tmp_path / "serve.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_URL", "LOG_LEVEL"))}

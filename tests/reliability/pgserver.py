@@ -16,13 +16,14 @@ import os
 import pwd
 import shlex
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Self
+
+from tests.serveproc import free_port
 
 
 def _bindir() -> Path | None:
@@ -63,12 +64,6 @@ def unavailable() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class PrivatePostgres:
     """One throw-away PostgreSQL cluster. Use as a context manager (starts, then removes)."""
 
@@ -81,7 +76,7 @@ class PrivatePostgres:
         self.root = Path(tempfile.mkdtemp(prefix="vp-pg-"))
         self.data = self.root / "data"
         self.log = self.root / "server.log"
-        self.port = _free_port()
+        self.port = free_port()
         if os.geteuid() == 0:
             pw = pwd.getpwnam("postgres")
             os.chown(self.root, pw.pw_uid, pw.pw_gid)

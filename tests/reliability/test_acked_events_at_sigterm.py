@@ -13,7 +13,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,7 +27,7 @@ from bot.store import Store
 from tests.dbutil import fresh_database_url
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET
 from tests.e2e.slack_requests import signed_post
-from tests.serveproc import wait_healthy
+from tests.serveproc import free_port, wait_healthy
 from tests.standin import SlackStandIn, app_home_opened_event, event_body
 from tests.standin.socket_mode import SocketModeStandIn
 from tests.waits import PATIENCE_S
@@ -115,9 +114,7 @@ def _check_everything_handled(web: SlackStandIn, db_url: str, users: list[str], 
 
 @pytest.mark.slow
 def test_sigterm_during_a_burst_of_events_handles_every_acked_one_http(tmp_path: Path, db_url: str) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    port = free_port()
     with SlackStandIn(team_id=TEAM) as web:
         env = _env(db_url, web, SLACK_SIGNING_SECRET=SIGNING_SECRET)
         proc, log_path = _spawn(tmp_path, env, ["--port", str(port)])

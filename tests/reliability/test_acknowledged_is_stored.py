@@ -29,7 +29,7 @@ from bot.store import Store
 from tests.dbutil import fresh_database_url
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET
 from tests.e2e.slack_requests import signed_post
-from tests.serveproc import wait_healthy
+from tests.serveproc import free_port, wait_healthy
 from tests.standin import SlackStandIn, block_actions_body, button_action, slash_command_body
 from tests.waits import wait_exit, wait_until
 
@@ -45,11 +45,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 def _start(tmp_path: Path, db_url: str, standin: SlackStandIn, name: str) -> tuple[subprocess.Popen[bytes], str, Path]:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    port = free_port()
     log_path = tmp_path / f"{name}.log"
     env = {k: v for k, v in os.environ.items() if k not in SLACK_VARS}
     env.update(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 
 import psycopg
 import pytest
@@ -18,7 +17,7 @@ from sqlalchemy.engine import make_url
 from tests.dbutil import admin_url, migrated_database_url
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, ack_shown
 from tests.e2e.slack_requests import get, signed_post, slash_command_body
-from tests.serveproc import spawn_serve, wait_healthy
+from tests.serveproc import serve_healthy
 from tests.waits import PATIENCE_S, wait_exit, wait_until
 
 pytestmark = pytest.mark.slow
@@ -33,9 +32,6 @@ def _failures(url: str, cause: str) -> float:
 def test_a_read_only_database_is_named_and_counted_as_a_failure(tmp_path, standin) -> None:
     with migrated_database_url("postgres", tmp_path) as db_url:
         name = make_url(db_url).database
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_URL", "LOG_LEVEL"))}
         env.update(
             DATABASE_URL=db_url,
@@ -44,9 +40,8 @@ def test_a_read_only_database_is_named_and_counted_as_a_failure(tmp_path, standi
             SLACK_API_URL=standin.api_url,
             LOG_LEVEL="INFO",
         )
-        proc, url, out, readers = spawn_serve(port, tmp_path, env, ["--pid-file", ""])
+        proc, url, out, readers = serve_healthy(tmp_path, env, ["--pid-file", ""])
         try:
-            wait_healthy(proc, url)
             assert _failures(url, "database_read_only") == 0
             with psycopg.connect(admin_url().replace("+psycopg", ""), autocommit=True) as admin:
                 admin.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')

@@ -14,7 +14,6 @@ import json
 import logging
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +33,7 @@ from tests.reliability.catalogs import (
     rename_post,
 )
 from tests.reliability.conftest import BOT_TOKEN, SIGNING_SECRET
-from tests.serveproc import wait_healthy
+from tests.serveproc import free_port, wait_healthy
 from tests.standin import SlackStandIn, slash_command_body
 from tests.waits import PATIENCE_S, wait_exit, wait_until
 
@@ -116,12 +115,6 @@ def test_progress_on_a_renamed_post_follows_its_alias(runtime, catalog_copy):
 # --- end to end: the real `vllm-path serve`, SIGHUP and `vllm-path catalog reload` ------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _exe() -> str:
     return str(Path(sys.executable).with_name("vllm-path"))
 
@@ -130,7 +123,7 @@ class Served:
     """A ``vllm-path serve`` subprocess plus the stand-in it calls."""
 
     def __init__(self, tmp_path: Path, db_url: str, catalog: Path, standin: SlackStandIn):
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.standin = standin
         self.cwd = tmp_path

@@ -46,8 +46,7 @@ from bot.store.crypto import TokenCipher
 from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import get, post, signed_post
 from tests.reliability.catalogs import break_catalog, copy_catalog
-from tests.reliability.test_reload import _free_port
-from tests.serveproc import spawn_serve, wait_healthy
+from tests.serveproc import serve_healthy
 from tests.standin import (
     SlackStandIn,
     event_body,
@@ -271,7 +270,6 @@ def test_serve_with_known_fake_secrets_leaks_none_of_them(tmp_path, db_url):
 
     captured: list[str] = []
     with OAuthStandIn(secrets, team_id="T0SECRET") as standin:
-        port = _free_port()
         env = {
             k: v
             for k, v in os.environ.items()
@@ -289,9 +287,8 @@ def test_serve_with_known_fake_secrets_leaks_none_of_them(tmp_path, db_url):
             TOKEN_ENCRYPTION_KEY=secrets["token encryption key"],
             PYTHONFAULTHANDLER="1",
         )
-        proc, url, out, readers = spawn_serve(port, tmp_path, env)
+        proc, url, out, readers = serve_healthy(tmp_path, env)
         try:
-            wait_healthy(proc, url)
             _drive(url, standin, proc, secrets["signing secret"], catalog, db_url, captured)
         finally:
             proc.send_signal(signal.SIGTERM)
