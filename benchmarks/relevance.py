@@ -94,6 +94,10 @@ DEFAULT_SETS = (
     "problems-zh-h.tsv",
     "topics-h.tsv",
     "offtopic-h.tsv",
+    "problems-en-i.tsv",
+    "problems-zh-i.tsv",
+    "topics-i.tsv",
+    "offtopic-i.tsv",
     "definitions-dev.tsv",
 )
 """Every set, ``tests/data`` (or ``../shared/eval`` for the shared ones). The ``*-dev`` sets of issue

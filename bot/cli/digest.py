@@ -12,6 +12,7 @@ import click
 
 from bot.cli.common import (
     Minutes,
+    SlackId,
     dump_json,
     exit_on_catalog_error,
     fail,
@@ -133,9 +134,13 @@ def digest() -> None:
 @digest.command("preview")
 @click.option("--track", "track_text", required=True, help="Track id, name or alias.")
 @click.option(
-    "--channel", help="A subscribed channel id: its next digest (default: a newly subscribed channel's first)."
+    "--channel",
+    type=SlackId("C0123ABCD"),
+    help="A subscribed channel id: its next digest (default: a newly subscribed channel's first).",
 )
-@click.option("--team", help="Team id, when the channel id is subscribed in several workspaces.")
+@click.option(
+    "--team", type=SlackId("T0123ABCD"), help="Team id, when the channel id is subscribed in several workspaces."
+)
 @option(
     "--steps",
     type=click.IntRange(1, 3),
@@ -270,8 +275,8 @@ def digest_run_now(
     """Send this week's digest of every active subscription now (exactly once per week: one
     already sent this week, by the clock or an earlier run, is not sent again)."""
     runtime = _runtime()
+    track = track_or_exit(runtime.holder.catalog, track_text) if track_text else None  # before credentials
     _require_credentials(runtime)
-    track = track_or_exit(runtime.holder.catalog, track_text) if track_text else None
     clock = _clock(runtime, workers, channel_interval, team_rate, stale_after, None)
     try:
         counts = clock.run_now(track=track, dms=dms)

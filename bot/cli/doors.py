@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import DEFAULT_PID_FILE, dump_json, exit_on_catalog_error, fail, option, write_pid_file
+from bot.cli.common import DEFAULT_PID_FILE, SlackId, dump_json, exit_on_catalog_error, fail, option, write_pid_file
 from bot.config import Settings
 from bot.logging_setup import redact, secrets_of, setup_logging
 
@@ -43,7 +43,7 @@ def console_cmd(strict: bool) -> None:
 
 @click.command("ask")
 @click.argument("text", nargs=-1, required=True)
-@option("--user", "user_id", default="U0CONSOLE", help="Slack user id to ask as.")
+@option("--user", "user_id", default="U0CONSOLE", type=SlackId("U0123ABCD"), help="Slack user id to ask as.")
 @click.option(
     "--json",
     "as_json",

@@ -9,7 +9,16 @@ from typing import Any, cast
 
 import click
 
-from bot.cli.common import catalog_option, catalog_or_exit, dump_json, fail, load_catalog_or_exit, option, track_or_exit
+from bot.cli.common import (
+    SlackId,
+    catalog_option,
+    catalog_or_exit,
+    dump_json,
+    fail,
+    load_catalog_or_exit,
+    option,
+    track_or_exit,
+)
 from bot.cli.show import post_where
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import ExternalPrerequisite
@@ -261,7 +270,9 @@ def _outside(cat: Catalog, ref: ExternalPrerequisite) -> dict[str, Any]:
 
 
 @click.command("stats")
-@click.option("--team", "team_id", required=True, help="Slack team id (T…) of the workspace.")
+@click.option(
+    "--team", "team_id", required=True, type=SlackId("T0123ABCD"), help="Slack team id (T…) of the workspace."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
 @click.option("--lang", default="en", type=click.Choice(["en", "zh"]), help="Language of the text.")
 def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:

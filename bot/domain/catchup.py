@@ -45,10 +45,10 @@ class CatchUp:
 
 def reader_tracks(catalog: Catalog, follows: Sequence[str], read: Iterable[str]) -> tuple[str, ...]:
     """The tracks a reader follows (those the catalog has, in ``follows`` order), then those they
-    have started (read a step of) without following them, in catalog order."""
-    done = set(read)
+    have started (:func:`~bot.domain.paths.started_tracks`: an essential step read) without
+    following them, in catalog order."""
     followed = [tid for tid in follows if catalog.has_track(tid)]
-    started = [t.id for t in catalog.tracks if t.id not in followed and paths.progress(catalog, t.id, done)[0]]
+    started = [tid for tid in paths.started_tracks(catalog, set(read)) if tid not in followed]
     return (*followed, *started)
 
 

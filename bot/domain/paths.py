@@ -448,11 +448,11 @@ def started_tracks(catalog: Catalog, read: Collection[str]) -> tuple[str, ...]:
 
 
 def started_track_states(catalog: Catalog, read: Collection[str], following: Collection[str]) -> list[TrackState]:
-    """The tracks a reader of ``read`` (post ids, former ids count) has started (read a step of)
-    without following them (``following``: track ids), in catalog order, as :class:`TrackState`: the
-    rule of :func:`bot.domain.catchup.reader_tracks`, looked up per post read
-    (:meth:`~bot.domain.catalog.Catalog.tracks_of`) rather than per track (App Home, issue 44 QA)."""
-    touched = {tid for post in read for tid in catalog.tracks_of(post)}
+    """The tracks a reader of ``read`` (post ids, former ids count) has started
+    (:func:`started_tracks`: an essential step read) without following them (``following``: track
+    ids), in catalog order, as :class:`TrackState` (App Home; one rule with ``next``, the plan and
+    the catch-up since session 11: a further-reading post read starts no track)."""
+    touched = set(started_tracks(catalog, read)) if read else set()
     touched.difference_update(following)
     if not touched:
         return []

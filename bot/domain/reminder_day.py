@@ -6,7 +6,8 @@ Day phrases: ``tomorrow`` / ``明天``, ``day after tomorrow`` / ``后天``, ``n
 the first one after today) and a date (``2026-12-07``, ``2026/12/07``, ``2026年12月7日``, ``12月7日``,
 ``dec 7th``, ``7 december``, ``15 jan 2027``, ``Dec 20, 2026``, ``20.12.2026`` and ``12/20`` when
 only one order is a date; a month-day already past is next year; ``on`` before any of them; a time
-after the day, ``at 14:00``, is set aside: :attr:`DayChoice.at`). ``today``, ``yesterday`` /
+of day after or before the day, ``at 14:00``, ``9am``, ``morning``, ``上午9点``, is set aside: :attr:`DayChoice.at`,
+:mod:`bot.domain.reminder_time`). ``today``, ``yesterday`` /
 ``昨天`` and a day more than a year away (:func:`a_year_after`) are refused (named in the error,
 with the reason: :attr:`DayChoice.reason`).
 """
@@ -18,7 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.domain.words import MERIDIEM, RELATIVE_DAYS, WEEKDAY_WORDS, clock_time, near_day_word, time_word
+from bot.domain import reminder_time
+from bot.domain.words import RELATIVE_DAYS, WEEKDAY_WORDS, near_day_word
 
 REMIND_AT = time(9, 0)
 """The local time of day a reminder is sent."""
@@ -183,42 +185,39 @@ def _phrase(words: list[str], today: date) -> date | str | None:
 
 def names_a_day(word: str) -> bool:
     """Whether ``word`` alone names a reminder's day (``下周一``, ``3天后``, ``12月7日``, ``monday``):
-    like a schedule word, Chinese of this kind in an English command does not make it Chinese."""
-    return _phrase([word.casefold()], date(2000, 1, 1)) is not None
+    like a schedule word, Chinese of this kind in an English command does not make it Chinese; a day
+    with its time glued after it (``明天上午9点``) too."""
+    return _is_day(word) or reminder_time.split_glued(word, _is_day) is not None
 
 
-_TIME_LEAD = frozenset({"at", "around", "about", "by", "在"})
-"""Words before a time of day (``tomorrow at 14:00``)."""
+def _is_day(word: str, today: date = date(2000, 1, 1)) -> bool:
+    """Whether ``word`` alone names a day from ``today``."""
+    return _phrase([word.casefold()], today) is not None
 
 
-def _time_at_end(low: list[str]) -> int:
-    """How many of the last words of ``low`` are a time of day (``at 14:00``, ``2 pm``, ``下午3点``,
-    ``at 9``), 0: none (``20.12`` alone is a date, after ``at`` a time)."""
-    lead = 0
-    for size in (2, 1):
-        if len(low) < size:
-            continue
-        tail = low[-size:]
-        led = len(low) > size and low[-size - 1] in _TIME_LEAD
-        if size == 2 and tail[1] not in MERIDIEM:
-            continue
-        word = tail[0] + MERIDIEM[tail[1]] if size == 2 else time_word(tail[0])
-        if size == 1 and led and tail[0].isdigit() and int(tail[0]) < 24:
-            word = f"{int(tail[0])}:00"
-        if (_NUMERIC.match(tail[0]) or tail[0].isdigit()) and not led and size == 1:  # 20.12, 2027: no time
-            continue
-        if clock_time(word) is not None:
-            lead = size + (1 if led else 0)
-            break
-    return lead
+def _ends_with_day(low: list[str], today: date) -> bool:
+    """Whether the (lower-case) words ``low`` end with a day phrase (``p-eagle tomorrow``)."""
+    return any(_phrase(low[-n:], today) is not None for n in (3, 2, 1) if len(low) >= n)
+
+
+def _unglue_times(words: list[str], today: date) -> list[str]:
+    """``words`` with each Chinese day that has a time glued after it (``明天上午9点``, ``周五上午``,
+    ``明早``) split into the day and the time (:func:`~bot.domain.reminder_time.split_glued`)."""
+    out: list[str] = []
+    for w in words:
+        out.extend(reminder_time.split_glued(w, lambda head: _is_day(head, today)) or [w])
+    return out
 
 
 def choose_day(words: list[str], today: date) -> DayChoice:
     """Take the longest day phrase off the end of ``words``, relative to the reader's local ``today``
-    (``on`` before it too: ``on 15 jan 2027``); a time of day after it is left out (:attr:`DayChoice.at`)."""
+    (``on`` before it too: ``on 15 jan 2027``); times of day after it or right before it are left out
+    (:attr:`DayChoice.at`: ``tomorrow 9am``, ``9:00 tomorrow``, ``at 9 on monday``, ``明天上午9点``;
+    QA round 10: ``p-eagle 9:00`` was searched for as a post)."""
+    words = _unglue_times(words, today)
     low = [w.casefold().strip(",.") if not _NUMERIC.match(w) else w for w in words]
     at = None
-    if (timed := _time_at_end(low)) and len(low) > timed:
+    if timed := reminder_time.at_end(low, lambda head: _ends_with_day(head, today)):
         at, words, low = " ".join(words[-timed:]), words[:-timed], low[:-timed]
     for size in (3, 2, 1):
         if len(low) < size or (found := _phrase(low[-size:], today)) is None:
@@ -229,6 +228,8 @@ def choose_day(words: list[str], today: date) -> DayChoice:
         if isinstance(found, str) or found <= today or found > a_year_after(today):
             reason = _reason(found, today)
             return DayChoice(rest, None, " ".join(words[-size:]), reason=reason)
+        if before := reminder_time.at_end([w.casefold().strip(",.") for w in rest]):  # "p-eagle 9:00 tomorrow"
+            at, rest = " ".join([*rest[-before:], *([at] if at else [])]), rest[:-before]
         return DayChoice(rest, found, at=at)
     return DayChoice(list(words), meant=near_day_word(low[-1]) if low else None, at=at)
 
@@ -248,7 +249,9 @@ def day_last(words: list[str], today: date) -> list[str]:
     for size in (3, 2, 1):
         if len(low) > size and _phrase(low[:size], today) is not None:
             after = size
-            timed = clock_time(time_word(low[after])) is not None and after < len(low) - 1  # 明天 下午2点 读
+            timed = (
+                reminder_time.is_time(low[after]) and after < len(low) - 1
+            )  # 明天 下午2点 读, tomorrow morning to read
             after += 1 if timed else 0
             while after < len(low) - 1 and low[after] in _READ_WORDS:
                 after += 1
@@ -295,7 +298,9 @@ def _unglue(words: list[str], today: date) -> list[str]:
     return list(words)
 
 
-_ZH_TIME = re.compile(r"^(?:(?:上午|下午|晚上|早上|中午)?\d{1,2}(?:点半|点\d{1,2}分?|点)|\d{1,2}:\d{2})")
+_ZH_TIME = re.compile(
+    r"^(?:(?:上午|下午|晚上|早上|早晨|中午|傍晚)?\d{1,2}(?:点半|点\d{1,2}分?|点)|\d{1,2}:\d{2}|上午|下午|晚上|早上|早晨|中午|傍晚)"
+)
 """A time of day glued after a Chinese day (``明天下午2点读``, ``明天14:00读``): ``_unglue`` splits it off."""
 
 

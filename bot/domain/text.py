@@ -23,6 +23,15 @@ _COMBINING_RE = re.compile("[\u0300-\u036f]")
 _ACCENTED_RE = re.compile("[\u00c0-\u024f\u0300-\u036f\u1e00-\u1eff]")
 """Characters that may carry a Latin accent (precomposed Latin-1/Extended, combining marks)."""
 _HAN_RE = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_ESCAPES_RE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves (ESC [ 31 m)
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC: a terminal title or link, to BEL or ST
+    r"|\x1b[ -/]*[0-~]?"  # any other escape sequence, or a lone ESC
+)
+"""Terminal escape sequences pasted with text: each is one control, read whole (QA round 10:
+``spec`` ESC ``[31mred`` was echoed as “spec[31mred”); the sequence becomes one space."""
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+"""C0 and C1 control characters and DEL: a space (they separate words; none is shown)."""
 
 
 def has_han(text: str) -> bool:
@@ -65,10 +74,14 @@ def decode_slack(text: str) -> str:
 
 
 def clean(text: str) -> str:
-    """:func:`decode_slack`, NFKC, whitespace collapsed and trimmed; case and accents kept."""
+    """:func:`decode_slack`, control characters a space (a terminal escape sequence, ``ESC [ 31 m``,
+    as one), NFKC, whitespace collapsed and trimmed; case and accents kept."""
     if not text:
         return ""
-    text = unicodedata.normalize("NFKC", decode_slack(text))
+    text = decode_slack(text)
+    if _CONTROL_RE.search(text):
+        text = _CONTROL_RE.sub(" ", _ESCAPES_RE.sub(" ", text))
+    text = unicodedata.normalize("NFKC", text)
     return _SPACE_RE.sub(" ", text).strip()
 
 

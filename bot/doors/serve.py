@@ -49,6 +49,7 @@ def door_for(settings: Settings) -> str:
             "SLACK_APP_TOKEN must be an app-level token (it starts with 'xapp-'); create one with the "
             "connections:write scope under Basic Information > App-Level Tokens."
         )
+    _check_bot_token(settings)
     if app_token is not None or settings.slack_signing_secret is not None:
         door, mode, var = (
             ("socket", "Socket Mode", "SLACK_APP_TOKEN")
@@ -73,6 +74,25 @@ def door_for(settings: Settings) -> str:
             "but nothing says how Slack reaches the app."
         )
     raise _missing("No Slack credentials are configured.")
+
+
+BOT_TOKEN_PREFIXES = ("xoxb-", "xoxe.xoxb-")
+"""How a bot token starts (``xoxe.xoxb-``: one with token rotation)."""
+OTHER_TOKENS = {"xoxp-": "a user token", "xoxe.xoxp-": "a user token", "xapp-": "an app-level token"}
+"""Slack tokens that are not bot tokens, by how they start, as :func:`door_for` names them."""
+
+
+def _check_bot_token(settings: Settings) -> None:
+    """Raises :class:`ConfigError` when ``SLACK_BOT_TOKEN`` is set and not a bot token (``xoxb-…``);
+    the message names the kind of token given by its prefix, never the token."""
+    token = settings.slack_bot_token.get_secret_value().strip() if settings.slack_bot_token else ""
+    if not token or token.startswith(BOT_TOKEN_PREFIXES):
+        return
+    kind = next((f" but {name} ({prefix}…)" for prefix, name in OTHER_TOKENS.items() if token.startswith(prefix)), "")
+    raise ConfigError(
+        f"SLACK_BOT_TOKEN is not a bot token{kind}: a bot token starts with 'xoxb-'; copy the Bot User "
+        "OAuth Token from OAuth & Permissions in the app's settings."
+    )
 
 
 def _missing(first: str) -> ConfigError:
@@ -233,6 +253,11 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     # idle, benchmarks/serve_memory.py; docs/benchmarks.md).
     runtime = Runtime.create(settings, index_now=False)
     log.info("catalog %s loaded; database %s", runtime.holder.catalog.version, _safe_db_url(settings.database_url))
+    if settings.oauth_enabled and not settings.public_url:  # QA round 10: the reply said "the install page"
+        log.warning(
+            "PUBLIC_URL is not set (OAuth mode): replies to workspaces without an installation cannot "
+            "carry the install link; set PUBLIC_URL to this server's public base URL"
+        )
     from bot.doors.startup import TokenRefused, checked_client
     from bot.slack.app import build_app
 

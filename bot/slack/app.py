@@ -148,7 +148,7 @@ def build_app(
             rotation_lock=runtime.store.rotation_lock,
             logger=logging.getLogger(f"slack_bolt.{App.__name__}"),
         )
-        # A workspace without an installation gets our words and the install link, not Bolt's stock text.
+        # A workspace without an installation gets our words (with PUBLIC_URL the install link), not Bolt's.
         base = str(settings.public_url).rstrip("/") if settings.public_url else None
         common["before_authorize"] = InstallationGate(
             runtime,

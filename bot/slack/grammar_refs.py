@@ -18,10 +18,15 @@ _ODD_SPACES = re.compile("[\u00a0\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 """Spaces that are not U+0020 (no-break, thin, ideographic …): a space."""
 
 
+_STRAIGHT_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
+"""Curly quotes (Slack on macOS and iOS turns ``'`` into ``’`` as one types, QA round 10: ``i’ve
+read p-eagle`` marked nothing, ``what’s new`` opened a track): straight ones."""
+
+
 def visible(text: str) -> str:
     """``text`` without invisible characters anywhere in it (QA: ``next`` + U+200B searched for
-    “next”) and with every kind of space a plain one."""
-    return _ODD_SPACES.sub(" ", _INVISIBLE.sub("", text))
+    “next”), with every kind of space a plain one and curly quotes straight (:data:`_STRAIGHT_QUOTES`)."""
+    return _ODD_SPACES.sub(" ", _INVISIBLE.sub("", text)).translate(_STRAIGHT_QUOTES)
 
 
 def cut_words(text: str, limit: int) -> str:

@@ -1,7 +1,8 @@
 """OAuth installations in the app: after a (re)install (:func:`after_install`) resume what was paused
 for auth and welcome once; in every request, a workspace without an installation answered with our
-words and the install link (:class:`InstallationGate`), and Bolt's authorize with rotating tokens
-refreshed under the store's cross-process lock (:class:`LockedRotationAuthorize`)."""
+words and the install link when ``PUBLIC_URL`` makes one (:class:`InstallationGate`), and Bolt's
+authorize with rotating tokens refreshed under the store's cross-process lock
+(:class:`LockedRotationAuthorize`)."""
 
 from __future__ import annotations
 
@@ -91,21 +92,30 @@ class InstallationGate(Middleware):
             context[FOUND] = (found,)
             return next()
         tenant = tenant_of(enterprise, team, org_wide)
-        self._log_once(tenant, body)
         if body.get("type") == "event_callback":
+            self._log_once(tenant, body, "acknowledged without an answer (an event)")
             return BoltResponse(status=200, body="")
         text = missing_install_text(self.runtime, tenant, context.user_id, body, self.install_url)
+        said = (
+            "answered with the install link"
+            if self.install_url
+            else "answered without the install link (PUBLIC_URL is not set)"
+        )
         if context.response_url:
             with contextlib.suppress(Exception):  # a response_url that fails: the ack is all there is
                 respond = context.respond
                 if respond is not None:
                     respond(text=text, response_type="ephemeral", replace_original=False)
+                    self._log_once(tenant, body, said)
                     return BoltResponse(status=200, body="")
         if body.get("command"):  # a slash command without a response_url: the ack is its reply
+            self._log_once(tenant, body, said)
             return BoltResponse(status=200, body=text)
+        self._log_once(tenant, body, "not answered (no response_url to answer through)")
         return BoltResponse(status=200, body="")
 
-    def _log_once(self, tenant: str, body: dict[str, Any]) -> None:
+    def _log_once(self, tenant: str, body: dict[str, Any], outcome: str) -> None:
+        """One WARNING per tenant saying what its request got (``outcome``), then DEBUG lines."""
         with self._lock:
             first = tenant not in self._warned
             if first:
@@ -113,15 +123,22 @@ class InstallationGate(Middleware):
                     self._warned.clear()
                 self._warned.add(tenant)
         kind = body.get("command") or body.get("type") or "request"
+        where = f"{tenant_kind(tenant)} {tenant}"
         if first:
             log.warning(
-                "a request (%s) from workspace %s, where the app is not installed (never, or removed): "
-                "answered with the install link; further ones from it are logged at DEBUG",
+                "a request (%s) from %s, where the app is not installed (never, or removed): "
+                "%s; further ones from it are logged at DEBUG",
                 kind,
-                tenant,
+                where,
+                outcome,
             )
         else:
-            log.debug("a request (%s) from workspace %s, where the app is not installed", kind, tenant)
+            log.debug("a request (%s) from %s, where the app is not installed: %s", kind, where, outcome)
+
+
+def tenant_kind(tenant: str) -> str:
+    """``"enterprise"`` for an Enterprise Grid org's id (``E…``), else ``"workspace"`` (``T…``)."""
+    return "enterprise" if tenant.startswith("E") else "workspace"
 
 
 def missing_install_text(

@@ -126,7 +126,7 @@ def test_a_command_in_chinese_words_is_answered_in_chinese(slack, runtime):
 
 def test_a_time_of_day_and_a_pause_length_are_explained(slack, runtime):
     timed = _text(slack, "remind spec-decode tomorrow at 14:00")
-    assert "Reminders come at 09:00" in timed and "`/vllm-path remind spec-decode tomorrow`" in timed, timed
-    assert runtime.store.reminders(TEAM, USER) == []
+    assert "Reminders come at 09:00" in timed and "set for that day at 09:00" in timed, timed  # QA round 10: set
+    assert [r.post_id for r in runtime.store.reminders(TEAM, USER)] == ["spec-decode"]
     paused = _text(slack, "dm pause 2 weeks")
     assert "A pause is one week" in paused and "`/vllm-path dm pause`" in paused, paused

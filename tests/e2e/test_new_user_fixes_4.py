@@ -74,8 +74,8 @@ def test_cancel_reminder_n_cancels_as_reminders_cancel_n(slack, runtime, typed, 
 @pytest.mark.parametrize("typed", ["提醒我明天下午2点读 p-eagle", "提醒我明天14:00读 p-eagle"])
 def test_a_time_glued_to_a_chinese_day_is_explained(slack, runtime, typed):
     reply = _text(slack, typed)
-    assert "09:00" in reply and "`/vllm-path remind p-eagle 明天`" in reply, reply
-    assert "不确定" not in reply and _pending(runtime) == []
+    assert "09:00" in reply and "所以已设为那天 09:00" in reply, reply  # QA round 10: set for that day at 09:00
+    assert "不确定" not in reply and _pending(runtime) == ["p-eagle"]
 
 
 def test_numbers_below_only_above_a_list(slack, runtime):

@@ -217,21 +217,8 @@ def accept(root: Path, draft_id: str, review: Review, today: dt.date | None = No
         texts[rel] = edit_fields((root / rel).read_text(encoding="utf-8"), edits)
         what = f"now links {post.title!r} ({draft.feed})"
     else:
-        if not review.summary:
-            raise ValueError("a new post needs its summary in our own words (English)")
-        best = draft.suggested[0] if draft.suggested else None
-        track_id = review.track or (best.track if best else None)
-        if track_id is None or not catalog.has_track(track_id):
-            raise ValueError(f"unknown track {track_id!r}: name one with --track")
-        if bool(review.prompt) != bool(review.prompt_zh):
-            need, given = ("--prompt-zh", "--prompt") if review.prompt else ("--prompt", "--prompt-zh")
-            where = " on a bilingual track" if catalog.track(track_id).bilingual else ""
-            raise ValueError(f"{need} is required with {given}{where} (a discussion prompt has English and Chinese)")
+        track_id, position = _review_place(catalog, draft, review)
         order = catalog.order(track_id)
-        guess = next((s.position for s in draft.suggested if s.track == track_id), len(order) + 1)
-        position = review.position or guess
-        if not 1 <= position <= len(order) + 1:
-            raise ValueError(f"position {position} is outside 1..{len(order) + 1} of track {track_id!r}")
         rel = "posts/vllm-blog.yaml" if draft.source.kind == "vllm-blog" else "posts/elsewhere.yaml"
         posts_text = (root / rel).read_text(encoding="utf-8")
         texts[rel] = posts_text + ("" if posts_text.endswith("\n") else "\n") + _post_text(draft, review, url, today)
@@ -264,6 +251,44 @@ def accept(root: Path, draft_id: str, review: Review, today: dt.date | None = No
         write_atomic(root / rel, text)
     path.unlink()
     return Accepted(version, draft.fills or draft.id, track_id, position, tuple(sorted(texts)), moved)
+
+
+def _review_place(catalog: Catalog, draft: Draft, review: Review) -> tuple[str, int]:
+    """The track and 1-based position a new post's ``review`` gives it (the best suggestion's by
+    default). Raises :class:`ReviewError` with every problem of the review at once (QA round 10:
+    a bad ``--track`` only showed after the missing summary was given)."""
+    problems: list[str] = []
+    if not review.summary:
+        problems.append("a new post needs its summary in our own words (English)")
+    best = draft.suggested[0] if draft.suggested else None
+    track_id = review.track or (best.track if best else None)
+    known = track_id is not None and catalog.has_track(track_id)
+    if not known:
+        tracks = ", ".join(t.id for t in catalog.tracks)
+        problems.append(f"unknown track {track_id!r}: name one with --track ({tracks})")
+    if bool(review.prompt) != bool(review.prompt_zh):
+        need, given = ("--prompt-zh", "--prompt") if review.prompt else ("--prompt", "--prompt-zh")
+        where = " on a bilingual track" if known and catalog.track(str(track_id)).bilingual else ""
+        problems.append(f"{need} is required with {given}{where} (a discussion prompt has English and Chinese)")
+    position = 0
+    if known:
+        order = catalog.order(str(track_id))
+        guess = next((s.position for s in draft.suggested if s.track == track_id), len(order) + 1)
+        position = review.position or guess
+        if not 1 <= position <= len(order) + 1:
+            problems.append(f"position {position} is outside 1..{len(order) + 1} of track {track_id!r}")
+    if problems:
+        raise ReviewError(tuple(problems))
+    return str(track_id), position
+
+
+class ReviewError(ValueError):
+    """A review a draft cannot take: :attr:`issues`, every problem found, each a sentence naming the
+    option that fixes it (the review modal shows each under its input); ``str()`` joins them."""
+
+    def __init__(self, issues: tuple[str, ...]) -> None:
+        super().__init__("; ".join(issues))
+        self.issues = issues
 
 
 def _check_copy(root: Path, texts: dict[str, str]) -> Catalog:

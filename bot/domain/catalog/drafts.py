@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -149,10 +149,11 @@ def write_draft(root: Path, draft: Draft) -> Path:
 
 
 def read_state(root: Path) -> dict[str, Any]:
-    """``{"feeds": {url: {"etag", "modified"}}, "rejected": [canonical URL, …], "unsent": {draft id:
-    [curator user id, …]}, "carded": [draft id, …]}`` (``unsent``: review cards whose post to Slack
-    failed, tried again on the next run; ``carded``: the drafts whose cards were sent or queued, so a
-    draft written by the command line gets its cards too; empty when absent or unreadable)."""
+    """``{"feeds": {url: {"etag", "modified"}}, "rejected": [canonical URL, …], "rejected_ids": [draft
+    id, …], "unsent": {draft id: [curator user id, …]}, "carded": [draft id, …]}`` (``unsent``:
+    review cards whose post to Slack failed, tried again on the next run; ``carded``: the drafts
+    whose cards were sent or queued, so a draft written by the command line gets its cards too;
+    empty when absent or unreadable)."""
     try:
         data = json.loads((root / DRAFTS_DIR / STATE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -160,7 +161,8 @@ def read_state(root: Path) -> dict[str, Any]:
     unsent = {str(k): [str(u) for u in v] for k, v in dict(data.get("unsent") or {}).items() if isinstance(v, list)}
     carded = [str(d) for d in data.get("carded") or []]
     feeds, rejected = dict(data.get("feeds") or {}), list(data.get("rejected") or [])
-    return {"feeds": feeds, "rejected": rejected, "unsent": unsent, "carded": carded}
+    ids = [str(d) for d in data.get("rejected_ids") or []]
+    return {"feeds": feeds, "rejected": rejected, "rejected_ids": ids, "unsent": unsent, "carded": carded}
 
 
 def write_state(root: Path, state: dict[str, Any]) -> None:
@@ -175,16 +177,41 @@ def reject(root: Path, draft_id: str) -> Draft:
     path = draft_path(root, draft_id)
     draft = Draft.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
     state = read_state(root)
-    state["rejected"] = sorted({*state["rejected"], canonical_url(draft.url)})
+    state["rejected"] = sorted({*state["rejected"], _match_key(draft.url)})
+    state["rejected_ids"] = sorted({*state["rejected_ids"], draft.id})
     write_state(root, state)
     path.unlink()
     return draft
 
 
 def was_rejected(root: Path, draft_id: str) -> bool:
-    """Whether a rejected URL of the watch state names ``draft_id`` (the id a draft of it takes:
-    its last path part as a slug)."""
-    return any(_url_slug(url) == draft_id for url in read_state(root)["rejected"])
+    """Whether draft ``draft_id`` was rejected: its id is kept in the watch state (since QA round
+    10: a draft named from its title, or with a ``-2``, is no URL's slug), or a rejected URL names
+    it (the id a draft of it takes: its last path part as a slug)."""
+    state = read_state(root)
+    return draft_id in state["rejected_ids"] or any(_url_slug(url) == draft_id for url in state["rejected"])
+
+
+TRACKING_PARAMS = frozenset({"fbclid", "gclid"})
+"""Query parameters that only track who clicked (with every ``utm_*``): a draft's link is kept without them."""
+
+
+def without_tracking(url: str) -> str:
+    """``url`` without its tracking query parameters (``utm_*``, :data:`TRACKING_PARAMS`), the
+    others kept in their order; a URL with none is returned as is. Pure."""
+    parts = urlsplit(url.strip())
+    if not parts.query:
+        return url.strip()
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    kept = [(k, v) for k, v in pairs if not k.lower().startswith("utm_") and k.lower() not in TRACKING_PARAMS]
+    if len(kept) == len(pairs):
+        return url.strip()
+    return urlunsplit(parts._replace(query=urlencode(kept)))
+
+
+def _match_key(url: str) -> str:
+    """``url`` as drafts are matched: :func:`bot.domain.feed.canonical_url` without tracking parameters."""
+    return canonical_url(without_tracking(url))
 
 
 def _same_title(a: str, b: str) -> bool:
@@ -237,12 +264,12 @@ def new_drafts(
 ) -> list[Draft]:
     """The drafts for ``posts`` of ``feed`` that neither ``catalog``, the ``known`` drafts, the
     ``rejected`` URLs nor an earlier post of ``posts`` already has (see the module). Pure."""
-    seen_urls = {canonical_url(u) for u in rejected} | {canonical_url(d.url) for d in known}
+    seen_urls = {_match_key(u) for u in rejected} | {_match_key(d.url) for d in known}
     titles = [normalize_title(d.title) for d in known]
     unlinked: dict[str, str] = {}
     for post in catalog.posts:
         if (url := catalog.url_of(post)) is not None:
-            seen_urls.add(canonical_url(url))
+            seen_urls.add(_match_key(url))
             titles.append(normalize_title(post.title))
         else:
             unlinked[normalize_title(post.title)] = post.id
@@ -250,7 +277,8 @@ def new_drafts(
     estimate = estimated_minutes(catalog)
     out: list[Draft] = []
     for sp in posts:
-        title, url = normalize_title(sp.title), canonical_url(sp.url)
+        link = without_tracking(sp.url)
+        title, url = normalize_title(sp.title), _match_key(link)
         if url in seen_urls or any(_same_title(title, t) for t in titles):
             continue
         if feed.about and not sp.mentions(feed.about):
@@ -278,7 +306,7 @@ def new_drafts(
             Draft(
                 id=fills or _new_id(sp, taken),
                 title=sp.title,
-                url=sp.url,
+                url=link,
                 published=sp.date,
                 authors=sp.authors,
                 tags=sp.tags,

@@ -37,16 +37,28 @@ _TRADITIONAL = str.maketrans(
 to Simplified (``推測解碼`` → ``推测解码``): a word-level difference (``快取``) is vocabulary data."""
 
 
+_NUMBER_FORMAT_RE = re.compile(r"(?<![\w-])(fp|int|uint|bf|nvfp|mxfp)-(\d{1,2})(?![\w-])", re.IGNORECASE)
+"""A number format written with a hyphen (``fp-8``, ``INT-4``, ``nvfp-4``): read joined, as the
+posts write it (``fp8``; QA round 10: ``fp-8`` found nothing)."""
+
+
 def normalize(text: str) -> str:
     """The preprocessing of every query and indexed text: :func:`bot.domain.text.fold`, then only
     runs of letters/digits and runs of CJK characters are kept, joined by one space (``""`` when
     none is left): punctuation, symbols, emoji and underscores separate words. Traditional
-    characters of ``_TRADITIONAL`` are read as Simplified."""
-    return " ".join(_TOKEN_RE.findall(fold(text).translate(_TRADITIONAL))) if text else ""
+    characters of ``_TRADITIONAL`` are read as Simplified; a number format with a hyphen is joined
+    (:data:`_NUMBER_FORMAT_RE`)."""
+    if not text:
+        return ""
+    if "-" in text:
+        text = _NUMBER_FORMAT_RE.sub(r"\1\2", text)
+    return " ".join(_TOKEN_RE.findall(fold(text).translate(_TRADITIONAL)))
 
 
 def _normalize_text(text: str) -> str:
     """:func:`normalize` for catalog text (titles): no Slack markup to decode, so it skips that."""
+    if "-" in text:
+        text = _NUMBER_FORMAT_RE.sub(r"\1\2", text)
     if text.isascii():  # NFKC and casefold are lower() here; words are [a-z0-9]+
         return " ".join(_ASCII_WORD_RE.findall(text.lower()))
     return " ".join(_TOKEN_RE.findall(_fold_text(text)))
@@ -81,6 +93,8 @@ def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] |
     pairs; CJK bigrams. Adds the Latin words to ``surface`` and the CJK runs to ``cjk_runs``."""
     if not text:
         return []
+    if "-" in text:
+        text = _NUMBER_FORMAT_RE.sub(r"\1\2", text)
     if text.isascii():  # NFKC and casefold are lower() here; words are [a-z0-9]+
         lowered = text.lower()
         if not joins:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple, Self
@@ -25,18 +26,24 @@ from bot.domain.search.analysis import (
     stem,
 )
 from bot.domain.search.fields import BIT_TITLE, FIELD_BITS, FIELD_WEIGHTS, MASK_VALUES, PairPostings, pair_postings
+from bot.domain.search.han_typos import HanTypos
 from bot.domain.search.links import LinkIndex
 from bot.domain.search.ranking import Postings, RankedIndex, ignorable_terms
 from bot.domain.search.segment import Segmenter
 from bot.domain.search.spelling import Speller
 from bot.domain.search.subject import compound_parts, title_terms
 from bot.domain.search.vocabulary import Sense, Vocabulary, default_vocabulary
+from bot.domain.text import has_han
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
 
 _GENERIC_DF = 0.5  # a term in more than half the posts is generic ...
 _GENERIC_FACTOR = 0.25  # ... and its concept weighs a quarter
+
+
+_CJK_RUN_RE = re.compile(rf"[{_CJK}]+")
+"""A run of Chinese (CJK) characters in normalized text."""
 
 
 class _Phrase(NamedTuple):
@@ -313,7 +320,23 @@ class Index:
     def _rewrite(self, norm: str) -> str:
         """Normalized text with each vocabulary ``problems`` phrase replaced by its topic
         (``make decoding faster`` → ``make speculative decoding``)."""
-        return norm if self._problem_re is None else self._problem_re.sub(lambda m: self._problems[m.group(0)], norm)
+        if self._problem_re is not None:
+            norm = self._problem_re.sub(lambda m: self._problems[m.group(0)], norm)
+        return norm
+
+    def _han_fixed(self, norm: str) -> str:
+        """Normalized text with each Chinese glossary word typed one character off read as it
+        (:class:`~bot.domain.search.han_typos.HanTypos`: ``量话`` → ``量化``, ``前缀缓纯`` →
+        ``前缀缓存``); for a query that found nothing as typed only (:meth:`Matcher.search`):
+        everyday words next to each other are often one character off a term (``上跑`` of ``上线``)."""
+        if not has_han(norm):
+            return norm
+        return _CJK_RUN_RE.sub(lambda m: self._han_typos.fix(self._segmenter.cut(m.group(0))), norm)
+
+    @functools.cached_property
+    def _han_typos(self) -> HanTypos:
+        """The glossary's Chinese forms for reading a character typed off (:mod:`~bot.domain.search.han_typos`)."""
+        return HanTypos((f for term in self._vocab.glossary for f in term.forms), self._vocab.ignorable)
 
     def _answer_key(self, norm: str) -> tuple[str, ...]:
         """Normalized text's words, stemmed, stop words (not question words) left out, sorted."""

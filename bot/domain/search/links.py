@@ -9,7 +9,8 @@ parameters), a ``#fragment`` (a ``#:~:text=`` text fragment too), punctuation af
 ``/YYYY/MM/DD/slug.html`` with categories before the date (``/community/tools/2026/01/02/…``), and
 the newer ``/blog/<slug>`` and ``/blog/<YYYY-MM-DD-slug>`` (``vllm.ai/blog/fp8-kvcache``). A URL
 on a blog or summary host that no post has is ``status="unknown"`` (the blog's home page
-``"home"``); elsewhere ``"foreign"``; text that is not one URL is ``None`` (without ``http(s)://``,
+``"home"``); elsewhere ``"foreign"``, unless its last path segment is a summary page's
+(:data:`_MIN_ARTICLE_SLUG`: the summarised article's link); text that is not one URL is ``None`` (without ``http(s)://``,
 a word is a URL only on a blog or summary host).
 """
 
@@ -42,6 +43,14 @@ _BLOG_PATH_RE = re.compile(r"^/blog/(?:(\d{4}-\d{2}-\d{2})-)?([^/]+)$", re.IGNOR
 
 _URL_RE = re.compile(r"^(?:https?://)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)+)(?::\d+)?(/\S*)?$", re.IGNORECASE)
 _SUFFIX_RE = re.compile(r"\.(?:html?|md)$", re.IGNORECASE)
+
+_MIN_ARTICLE_SLUG = 24
+"""A summary page's slug (``yomu.fyi/post/<slug>.md``) is the summarised article's own (QA round 10:
+the Red Hat article's link found nothing, its summary's did): on another host, a link whose last path
+segment is that slug is that post. Slugs this long only (a whole title, not ``index`` or ``blog``)."""
+
+_CUT_ARTICLE_SLUG = 64
+"""A summary page's slug this long may be its article's cut short (the summary host cuts at 70)."""
 
 
 def _key(host: str, path: str) -> tuple[str, str]:
@@ -129,6 +138,7 @@ class LinkIndex:
         self._posts: dict[tuple[str, str], str] = {}
         self._files: dict[str, str] = {}
         self._slugs: dict[str, str] = {}
+        self._articles: dict[str, str] = {}  # a summary page's slug: the article it summarises has it too
         for post in catalog.posts:
             for extra in post.redirect_from:
                 self._posts.setdefault(_key("", extra), post.id)
@@ -145,6 +155,8 @@ class LinkIndex:
             parts = urlsplit(post.url)
             host, path = _key(parts.hostname or "", parts.path)
             self._posts[("" if host in self.blog_hosts else host, path)] = post.id
+            if host in self.summary_hosts and len(slug := path.rsplit("/", 1)[-1]) >= _MIN_ARTICLE_SLUG:
+                self._articles.setdefault(slug.casefold(), post.id)
 
     def resolve(self, text: str) -> LinkResult | None:
         """What the URL in ``text`` points to, or ``None`` when ``text`` is not one URL."""
@@ -161,11 +173,22 @@ class LinkIndex:
         if post_id is None and host in GITHUB_HOSTS:
             source = github_source_file(host, path)
             post_id = self._files.get(source) if source is not None else None
+        if post_id is None and not on_blog and host not in self.summary_hosts:
+            post_id = self._article(path.rsplit("/", 1)[-1].casefold())
         if post_id is not None:
             return LinkResult("post", url, post_id)
         if on_blog and path in ("", "/index", "/blog"):  # (QA) the blog's home page is no post missing
             return LinkResult("home", url)
         return LinkResult("unknown" if on_blog or host in self.summary_hosts else "foreign", url)
+
+    def _article(self, slug: str) -> str | None:
+        """The post whose summary page has ``slug`` (:data:`_MIN_ARTICLE_SLUG`), or whose summary's
+        slug, cut at :data:`_CUT_ARTICLE_SLUG` characters, begins it (``…-without-buying-ne``)."""
+        if len(slug) < _MIN_ARTICLE_SLUG:
+            return None
+        if (found := self._articles.get(slug)) is not None:
+            return found
+        return next((p for s, p in self._articles.items() if len(s) >= _CUT_ARTICLE_SLUG and slug.startswith(s)), None)
 
     def _blog_path(self, path: str) -> str | None:
         """The post at a blog path of another form than its ``url``: Jekyll's with categories

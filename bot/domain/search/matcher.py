@@ -3,6 +3,7 @@ coverage, BM25 fusion, the on-topic decision, confidence; design in :mod:`bot.do
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from functools import cached_property
 
@@ -25,6 +26,7 @@ from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR
 from bot.domain.search.reorder import (
     NEWEST_LEAD,
     Ranked,
+    answered_first,
     general_first,
     generality,
     id_first,
@@ -241,15 +243,19 @@ class Matcher(FitIndex):
         contained = self._track_in(units)
         on_topic = topicality.on_topic or topic is not None or named is not None or answered
         if not (on_topic or self._holds_track_name(contained) or self._names_a_post(units)):
+            if (fixed := self._han_fixed(norm)) != norm:  # 量话: 量化 typed one character off
+                return dataclasses.replace(self.search(fixed, limit, offset), query=query)
             return SearchResult(query, None, (), None, known=topicality.words or None)
         track = named or topic or contained or self._name_word_track(units)
         ranked, extra, _ = self._rank(norm, offset + limit + 1, units)
         if contained is not None and track is contained:
             ranked = in_track_first(ranked, contained.track_id, self._catalog.tracks_of, self._post_ids)
         ranked = self._fit(self._explainers_and_launches(ranked, units, topicality), topicality)  # fit.py
+        told = self._telling_terms(topicality)
+        asked = (lambda doc: sum(self._holds(doc, t) for t in told) >= 3) if len(told) >= 3 else None
         ranked = id_first(
             self._doc_of_id.get(text.strip().lower()),
-            linked_first(self._answered_first(answer_key, ranked), self._linked),
+            linked_first(answered_first(self._answer_keys.get(answer_key, ()), ranked), self._linked, asked),
         )
         if not ranked:
             return SearchResult(query, track, (), None, topic=topic is not None)
@@ -305,15 +311,6 @@ class Matcher(FitIndex):
         """:func:`~bot.domain.search.reorder.generality` of the catalog's posts, kept with the index."""
         start = self._match_track("getting started")
         return generality(self._catalog, self._post_ids, start.track_id if start is not None else None)
-
-    def _answered_first(self, answer_key: tuple[str, ...], ranked: list[Ranked]) -> list[Ranked]:
-        """``ranked`` with the posts whose ``answers.yaml`` lists the query as a phrase first, at
-        score 100 and coverage 1."""
-        if not (docs := self._answer_keys.get(answer_key, ())):
-            return ranked
-        top = max(100.0, ranked[0][0]) if ranked else 100.0  # first whatever the others' raw scores
-        first = [(top, doc, "answers", 1.0) for doc in docs]
-        return first + [r for r in ranked if r[1] not in docs]
 
     @cached_property
     def _doc_of_id(self) -> dict[str, int]:

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from bot.domain.catalog import Catalog
-from bot.domain.search.weights import TRACK_HINT_BONUS, UNLINKED_PENALTY
+from bot.domain.search.weights import ASKED_UNLINKED_PENALTY, TRACK_HINT_BONUS, UNLINKED_PENALTY
 
 Ranked = tuple[float, int, str, float]
 """A ranked post: fused score (0..100), doc number, matched field, coverage (0..1)."""
@@ -90,14 +90,31 @@ def in_track_first(
     return sorted(bonus, key=lambda r: -r[0])
 
 
-def linked_first(good: list[Ranked], linked: Sequence[bool]) -> list[Ranked]:
+def answered_first(docs: Sequence[int], ranked: list[Ranked]) -> list[Ranked]:
+    """``ranked`` with ``docs`` (the posts whose ``answers.yaml`` lists the query as a phrase) first,
+    at score 100 (or the best raw score above it) and coverage 1."""
+    if not docs:
+        return ranked
+    top = max(100.0, ranked[0][0]) if ranked else 100.0  # first whatever the others' raw scores
+    first = [(top, doc, "answers", 1.0) for doc in docs]
+    return first + [r for r in ranked if r[1] not in docs]
+
+
+def linked_first(
+    good: list[Ranked], linked: Sequence[bool], asked: Callable[[int], bool] | None = None
+) -> list[Ranked]:
     """``good`` with each post without a link (``linked[doc]`` false) scored
     :data:`~bot.domain.search.weights.UNLINKED_PENALTY` points lower (the score it is ranked and
-    shown by), best first."""
+    shown by), or :data:`~bot.domain.search.weights.ASKED_UNLINKED_PENALTY` when ``asked(doc)``
+    says the question is about that post (it holds three or more of its telling terms), best first."""
     if all(linked[r[1]] for r in good):
         return good
-    lowered = [r if linked[r[1]] else (r[0] - UNLINKED_PENALTY, *r[1:]) for r in good]
-    return sorted(lowered, key=lambda r: -r[0])
+
+    def lowered(r: Ranked) -> Ranked:
+        cut = ASKED_UNLINKED_PENALTY if asked is not None and asked(r[1]) else UNLINKED_PENALTY
+        return r if linked[r[1]] else (r[0] - cut, *r[1:])
+
+    return sorted(map(lowered, good), key=lambda r: -r[0])
 
 
 def id_first(doc: int | None, ranked: list[Ranked]) -> list[Ranked]:

@@ -196,14 +196,18 @@ class TopicIndex(TrackIndex):
             covered += 1  # a glossary word, even an everyday one, is no word beside the field's
             if term.sense != "everyday":
                 terms.setdefault(term.alternatives, term)
-        if any(t.sense == "specific" and self._generic(t) for t in terms.values()):
+        vllm_named = any(t.sense == "specific" and self._generic(t) for t in terms.values())
+        if vllm_named:
             mentioned = []  # "run vllm on linux": about vLLM
         score = sum(SENSE_WEIGHTS[t.sense] for t in terms.values())
         tracks = [t.track for t in terms.values() if t.track is not None]
         if all(t.sense == "loose" for t in terms.values()) and (len(set(tracks)) == len(tracks) or unheard >= 2):
             score /= 2  # "toddler's sleep schedule": field words in their everyday sense, of no one track;
             # or of one track beside two words no post says ("throughput and latency of our coffee shop")
-        if other_tool and score < ON_TOPIC_BESIDE_TOOL:
+        own = sum(  # beside a tool, words of no track (model, memory) ask about it
+            SENSE_WEIGHTS[t.sense] for t in terms.values() if vllm_named or t.sense == "specific" or t.track is not None
+        )
+        if other_tool and own < ON_TOPIC_BESIDE_TOOL:
             score = min(score, ON_TOPIC / 2)  # about the other tool: at most one shared term's worth
         return Topicality(tuple(terms.values()), score, content > 0 and covered == content, tuple(mentioned))
 

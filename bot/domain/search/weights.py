@@ -17,6 +17,12 @@ UNLINKED_PENALTY = 20.0
 above (nor first before) a linked post that answers about as well (this many points below it or
 closer); a clearly better unlinked post (an exact title) still leads."""
 
+ASKED_UNLINKED_PENALTY = 5.0
+""":data:`UNLINKED_PENALTY` for a post without a link that holds three or more of the question's
+telling terms: the question is about it (holdout round i, 2026-12-07: questions about the newest
+posts, which have no link yet, found them second or third behind linked posts on the same subject;
+a general symptom, ``my ttft is too high``, still leads with a post one can open)."""
+
 MAX_TOTAL = 100
 """At most this many good matches are counted and paged through."""
 

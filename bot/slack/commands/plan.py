@@ -64,11 +64,11 @@ def _current_ids(s: Context) -> set[str]:
 
 
 def _reader_tracks(s: Context) -> list[str]:
-    """The caller's followed tracks (oldest follow first), then the tracks they have read a post of
-    (catalog order): what the plan lists first."""
+    """The caller's followed tracks (oldest follow first), then the tracks they have started
+    (:func:`~bot.domain.paths.started_tracks`, catalog order): what the plan lists first."""
     cat, read = s.catalog, s.reader.read()
     followed = [tid for tid in s.reader.follows() if cat.has_track(tid)]
-    started = [tr.id for tr in cat.tracks if tr.id not in followed and paths.progress(cat, tr.id, read)[0]]
+    started = [tid for tid in paths.started_tracks(cat, read) if tid not in followed]
     return followed + started
 
 

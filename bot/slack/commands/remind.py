@@ -20,6 +20,7 @@ from bot.domain.reminder_day import (
     names_a_day,
     numeric_readings,
 )
+from bot.domain.reminder_time import means
 from bot.domain.words import clock_time, time_word
 from bot.slack import grammar
 from bot.slack.commands import replies
@@ -42,20 +43,25 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     return _set(ctx, post_id, words)[0]
 
 
-def _set(ctx: Context, post_id: str, words: list[str]) -> tuple[Mrkdwn, bool]:
-    """:func:`set_reminder`'s answer and whether the reminder was stored (False: the day was refused)."""
+def _set(
+    ctx: Context, post_id: str, words: list[str], note: Mrkdwn | None = None, days: int = DEFAULT_DAYS
+) -> tuple[Mrkdwn, bool]:
+    """:func:`set_reminder`'s answer (``note`` on a line after the confirmation) and whether the
+    reminder was stored (False: the day was refused); no day in ``words``: ``days`` from today."""
     zone = ctx.timezone()
     today = local_today(datetime.now(UTC), zone)
     choice = choose_day(words, today)
     if choice.error or choice.rest:
         return bad_day(ctx.lang, choice.error or " ".join(words), today, choice.reason if choice.error else None), False
-    day = choice.day or today + timedelta(days=DEFAULT_DAYS)
+    day = choice.day or today + timedelta(days=days)
     caller = ctx.caller
     due = due_at(day, zone)  # sent in the language of this reply, unless the caller chose one (QA)
     reminder, before = ctx.rt.store.add_reminder(caller.team_id, caller.user_id, post_id, due, zone, lang=ctx.lang)
     notice = rviews.reminder_set_notice(ctx.catalog, reminder, ctx.lang, before=before, today=today)
     later = ctx.later_language()
-    return notice + (Mrkdwn("\n") + later if later else Mrkdwn()), True
+    for line in (note, later):
+        notice = notice + (Mrkdwn("\n") + line if line else Mrkdwn())
+    return notice, True
 
 
 _REASON_KEY = {"today": "remind.day_today", "past": "remind.day_past", "far": "remind.day_far"}
@@ -145,6 +151,9 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     typed = drop_read_words(_unglue_day(_time_first(cmd.arg.split())))
     words = day_last(typed, today)  # "提醒我明天读 p-eagle": the day first
     choice = choose_day(words, today)
+    if not choice.rest and not choice.error and (nxt := _next_read(ctx)) is not None:  # "remind me tomorrow"
+        words = [nxt, *words]
+        choice = choose_day(words, today)
     refused = _day_refused(ctx, choice, today)
     if refused is not None:
         return views.text_reply(refused)
@@ -164,12 +173,34 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(t("remind.which", ctx.lang))
     if (no_link := _no_link(ctx, post_ids[0])) is not None:
         return views.text_reply(no_link)
-    if choice.at:  # "tomorrow at 14:00": the day is understood, the time cannot be chosen (QA)
-        day = " ".join(day_words[: len(day_words) - len(choice.at.split())])  # none: ask for one (QA: "at 3pm")
-        command = truncate(" ".join(("/vllm-path remind", post_ids[0], day or t("remind.tomorrow", ctx.lang))), 200)
-        key, at = "remind.at_nine" if day else "remind.at_nine_day", REMIND_AT.strftime("%H:%M")
-        return views.text_reply(t(key, ctx.lang, at=at, value=truncate(choice.at, 40), command=command))
+    if choice.at:  # "tomorrow 9am", "tomorrow at 14:00": set for that day at 09:00, and said so (QA round 10)
+        return _at_nine(ctx, post_ids[0], choice, day_words)
     return _answer(ctx, post_ids[0], *_set(ctx, post_ids[0], day_words))
+
+
+def _at_nine(ctx: Context, post_id: str, choice: DayChoice, day_words: list[str]) -> Reply:
+    """``remind`` with a time of day (:attr:`~bot.domain.reminder_day.DayChoice.at`): set for the day
+    named at :data:`~bot.domain.reminder_day.REMIND_AT`, saying reminders come then (another time:
+    that it is set for that day at 09:00 instead); no day: 09:00 itself (``at 9``, ``morning``) is
+    tomorrow's, another time asks for a day and sets nothing (``at 3pm``)."""
+    at, nine = REMIND_AT.strftime("%H:%M"), choice.at is not None and means(choice.at, REMIND_AT)
+    if choice.day is None and not nine:
+        command = truncate(" ".join(("/vllm-path remind", post_id, t("remind.tomorrow", ctx.lang))), 200)
+        value = truncate(choice.at or "", 40)
+        return views.text_reply(t("remind.at_nine_day", ctx.lang, at=at, value=value, command=command))
+    key = "remind.at_nine_ok" if nine else "remind.at_nine_set"
+    note = t(key, ctx.lang, at=at, value=truncate(choice.at or "", 40))
+    return _answer(ctx, post_id, *_set(ctx, post_id, day_words, note=note, days=1))
+
+
+def _next_read(ctx: Context) -> str | None:
+    """The caller's next read in the first track they follow that has one (the step ``next``
+    shows: :attr:`~bot.domain.paths.TrackState.next`), for ``remind me tomorrow`` with no post
+    (QA round 10: it asked "Which post?"); None when they follow none or have read them all."""
+    for state in ctx.reader.states(ctx.reader.follows()):
+        if state.next is not None:
+            return state.next.post_id
+    return None
 
 
 def _typed_id(ctx: Context, words: list[str]) -> str | None:

@@ -3,6 +3,7 @@ reads, did-you-mean lines, the redraw of a button's message); the Block Kit is t
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -74,11 +75,33 @@ def tracks_list(ctx: Context) -> Mrkdwn:
     return track_items(ctx, [tr.id for tr in ctx.catalog.tracks])
 
 
+HOLDING_COMMANDS = frozenset({"follow", "subscribe", "next", ""})
+"""Commands whose unknown track may be answered with the track a word's posts are in (:func:`posts_track`)."""
+
+
+def posts_track(ctx: Context, text: str, command: str = "") -> Mrkdwn | None:
+    """For a word that is no track but whose posts are mostly in one (``follow fp8``: three or more
+    of its first five confident matches in *Quantization*; roadmap, session 11), a line naming that
+    track and the ``command`` for it; None otherwise, or for a command that only undoes
+    (``unfollow``: :data:`HOLDING_COMMANDS`)."""
+    if command not in HOLDING_COMMANDS:
+        return None
+    result = ctx.find.posts(text, limit=5)
+    tid = result.leading_track
+    if result.confidence != "confident" or tid is None or not ctx.catalog.has_track(tid):
+        return None
+    if sum(tid in match.tracks for match in result.results) < 3:
+        return None
+    name, shown = views.track_name(ctx.catalog, tid, ctx.lang), truncate(text, 100)
+    return t("track.posts_in", ctx.lang, query=shown, track=name, track_id=f"{command} {tid}" if command else tid)
+
+
 def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
-    """The answer when ``text`` names no track: the list, and a did-you-mean (:func:`suggest`)."""
+    """The answer when ``text`` names no track: the list, and a did-you-mean (:func:`suggest`), else
+    the track the posts on ``text`` are in (:func:`posts_track`)."""
     if not text.strip():
         return t("track.which", ctx.lang, tracks=tracks_list(ctx))
-    suggestion = suggest(ctx, text, command)
+    suggestion = suggest(ctx, text, command) or posts_track(ctx, text, command)
     base = t("track.unknown", ctx.lang, query=truncate(text, 100), tracks=tracks_list(ctx))
     return base + (Mrkdwn("\n") + suggestion if suggestion else Mrkdwn())
 
@@ -95,10 +118,32 @@ def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -
     with X``, or a track's name and how to read it: ``spec 怎么读``, :data:`~bot.slack.grammar_phrases.TRACK_QUESTION`),
     otherwise search results (:func:`search`)."""
     asked = TRACK_QUESTION.match(text.strip())
+    if (pair := _two_tracks(ctx, text)) is not None:  # "quantization vs speculative decoding": both paths
+        first, second = (views.track_name(ctx.catalog, tid, ctx.lang) for tid in pair)
+        said = t("search.two_tracks", ctx.lang, first=first, second=second, first_id=pair[0], second_id=pair[1])
+        return next_reads(ctx, notice=said, track_ids=list(pair))
+    if "." in text and (link := ctx.find.link(text)) is not None and link.status == "post":
+        return search(ctx, text, notice=notice, offset=offset)  # a post's link: that post, whatever its words
     track_id = ctx.find.track(text) or ctx.find.topic(text) or (ctx.find.track(asked["t"]) if asked else None)
     if track_id is not None:
         return track_view(ctx, track_id, notice=notice)
     return search(ctx, text, notice=notice, offset=offset)
+
+
+_VERSUS = re.compile(
+    r"^\s*(?P<a>.+?)\s+(?:vs\.?|versus|or|and|对比|和|与|还是|或)\s+(?P<b>.+?)\s*[?？]*\s*$", re.IGNORECASE
+)
+"""Two subjects set side by side (``quantization vs speculative decoding``, ``pd 还是 spec``)."""
+
+
+def _two_tracks(ctx: Context, text: str) -> tuple[str, str] | None:
+    """The two tracks ``text`` sets side by side when each side names one (:data:`_VERSUS`,
+    :meth:`~bot.slack.commands.context.Finder.track`) and they differ (QA round 10: ``quantization
+    vs speculative decoding`` listed two speculative-decoding posts); else None."""
+    if (found := _VERSUS.match(text)) is None:
+        return None
+    first, second = ctx.find.track(found["a"]), ctx.find.track(found["b"])
+    return (first, second) if first and second and first != second else None
 
 
 def search(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
@@ -115,6 +160,8 @@ def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Repl
     result = ctx.find.posts(text, limit=views.MAX_RESULTS, offset=offset)
     if offset and not result.results and result.total:  # the page is gone: show the first
         result = ctx.find.posts(text, limit=views.MAX_RESULTS)
+    if not result.results and result.known and not ctx.find.posts(result.known, limit=1).results:
+        result = replace(result, known=None)  # "search fine tune llama" would find nothing either
     quiet = bool(result.results) or not text.strip() or result.link is not None  # a link: no guess
     if result.results and result.track is None and len(text.split()) == 1:
         # posts found for a word near a track name ("qaunt" finds quantization posts): point at it

@@ -34,7 +34,7 @@ def recommend(ctx: Context, cmd: grammar.Command) -> Reply:
     if (after := _after_finish(ctx)) is not None:
         return after
     mine = [tid for tid in ctx.reader.follows() if cat.has_track(tid)]
-    started = [tr.id for tr in cat.tracks if paths.progress(cat, tr.id, read)[0]]
+    started = paths.started_tracks(cat, read)
     if mine or started:
         return replies.next_reads(ctx, notice=t("recommend.next", ctx.lang))
     tid = ctx.find.track(START_TRACK) or cat.tracks[0].id

@@ -1,0 +1,65 @@
+"""The reader's commands, what a new user's tenth break test and the roadmap left over found, end to
+end through the HTTP door (signed requests, the stand-in Slack, the real store and catalog): a
+question about another tool offers ``search WORDS`` only when those words alone find posts."""
+
+from __future__ import annotations
+
+from tests.e2e.helpers import reply_text
+
+_text = reply_text
+
+
+def test_a_search_offered_for_the_known_words_finds_posts(slack):
+    # "fine tune llama" finds nothing either: no dead-end offer, the catalog's tracks instead
+    reply = _text(slack, "fine-tune llama with unsloth")
+    assert "search fine tune llama" not in reply, reply
+    assert "none of it is on that" in reply, reply
+    # "deepseek" finds posts: offered
+    reply = _text(slack, "how to speed up deepseek with unsloth")
+    assert "search deepseek" in reply, reply
+    assert "deepseek" in _text(slack, "search deepseek").lower()
+
+
+def test_a_word_that_is_no_track_names_the_track_its_posts_are_in(slack):
+    reply = _text(slack, "follow fp8")
+    assert "No track matches" in reply and "`/vllm-path follow quant`" in reply, reply
+    assert "You now follow" not in reply, reply  # a hint, not a guess acted on
+    assert "`/vllm-path subscribe spec`" in _text(slack, "subscribe eagle")
+    assert "/vllm-path unfollow" not in _text(slack, "unfollow fp8")  # undoing: nothing to point at
+    slack.ask("lang zh")
+    assert "`/vllm-path follow quant`" in _text(slack, "follow fp8")
+
+
+def test_curly_quotes_read_as_straight_ones(slack):
+    # Slack on macOS and iOS turns ' into ’ as one types
+    marked = _text(slack, "i’ve read p-eagle")
+    assert "Marked read" in marked, marked
+    newest = _text(slack, "what’s new?")
+    assert "Newest posts" in newest, newest
+    assert "Newest posts in" in _text(slack, "what’s new in quant")
+
+
+def test_the_link_of_a_summarised_article_is_that_post(slack):
+    url = "https://www.redhat.com/en/blog/llm-quantization-guide-how-to-do-it-and-how-it-helps?utm_campaign=z"
+    reply = _text(slack, url)
+    assert "redhat-quantization-guide" in reply, reply
+    assert "none of it is on that" not in reply, reply
+    # cut short on the summary host: the article's longer slug still finds it, not the track its words name
+    url = "https://developers.redhat.com/articles/understanding-w8a8-int8-llm-quantization-accuracy-and-performance-results"
+    reply = _text(slack, url)
+    assert "Understanding W8A8 INT8 LLM quantization: Accuracy" in reply, reply
+
+
+def test_follow_prefix_guesses_no_track_that_is_not_its_posts(slack):
+    reply = _text(slack, "follow prefix")
+    assert "No track matches" in reply and "follow pd" not in reply, reply
+
+
+def test_two_tracks_side_by_side_show_where_each_starts(slack):
+    reply = _text(slack, "quantization vs speculative decoding")
+    assert "are two tracks" in reply and "`/vllm-path quant`" in reply and "`/vllm-path spec`" in reply, reply
+    assert "Quantization*: 0 of" in reply and "Speculative decoding*: 0 of" in reply, reply
+    # one subject, or a word that is no track: the search as before
+    assert "redhat-vllm-vs-sglang" in _text(slack, "vllm vs sglang")
+    slack.ask("lang zh")
+    assert "是两个主题" in _text(slack, "spec 还是 quant")
