@@ -139,4 +139,6 @@ def test_only_a_curator_may_review_and_reject_drops_the_draft(curated, standin):
     assert ack.status == 200
     answer = standin.wait_for_response(response_url, timeout=PATIENCE_S).body
     assert "Not for the catalog" in answer["text"]
+    # the curator named as a mention Slack shows by name, not as escaped text (QA round 11)
+    assert "&lt;@" not in answer["text"] and "<@U" in answer["text"], answer["text"]
     assert [d.title for d in read_drafts(root)] == [NEW_TITLE]

@@ -63,3 +63,13 @@ def test_two_tracks_side_by_side_show_where_each_starts(slack):
     assert "redhat-vllm-vs-sglang" in _text(slack, "vllm vs sglang")
     slack.ask("lang zh")
     assert "是两个主题" in _text(slack, "spec 还是 quant")
+
+
+def test_an_unknown_articles_link_finds_the_posts_on_its_words(slack):
+    # QA round 11: an article the catalog knows by its summary page only, under another slug
+    url = "https://www.redhat.com/en/blog/vllm-vs-sglang-choosing-right-inference-engine-your-workload?utm_source=x"
+    reply = _text(slack, url)
+    assert "no post of the catalog" in reply and "redhat-vllm-vs-sglang" in reply, reply
+    assert "none of it is on that" not in _text(slack, "https://docs.vllm.ai/en/latest/features/spec_decode.html")
+    refused = _text(slack, "https://example.com/blog/index.html")  # no words to go by: refused as before
+    assert "none of it is on that" in refused, refused

@@ -122,12 +122,31 @@ def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -
         first, second = (views.track_name(ctx.catalog, tid, ctx.lang) for tid in pair)
         said = t("search.two_tracks", ctx.lang, first=first, second=second, first_id=pair[0], second_id=pair[1])
         return next_reads(ctx, notice=said, track_ids=list(pair))
-    if "." in text and (link := ctx.find.link(text)) is not None and link.status == "post":
-        return search(ctx, text, notice=notice, offset=offset)  # a post's link: that post, whatever its words
+    if "." in text and (link := ctx.find.link(text)) is not None:
+        if link.status == "post":
+            return search(ctx, text, notice=notice, offset=offset)  # a post's link: that post, whatever its words
+        if link.status == "foreign" and (words := _slug_words(link.url)) and ctx.find.posts(words, limit=1).results:
+            said = t("search.link_words", ctx.lang, words=truncate(words, 100))  # an article we do not know
+            return search(ctx, words, notice=notice or said, offset=offset)
     track_id = ctx.find.track(text) or ctx.find.topic(text) or (ctx.find.track(asked["t"]) if asked else None)
     if track_id is not None:
         return track_view(ctx, track_id, notice=notice)
     return search(ctx, text, notice=notice, offset=offset)
+
+
+_SLUG_SPLIT = re.compile(r"[-_+.]+")
+
+
+def _slug_words(url: str) -> str:
+    """The words of a link's last path segment (``…/vllm-vs-sglang-choosing-right-engine?utm…`` →
+    ``vllm vs sglang choosing right engine``); ``""`` for fewer than two words (``/blog/``,
+    ``index.html``, an id): QA round 11, an article the catalog knows by its summary page only."""
+    from urllib.parse import unquote, urlsplit
+
+    path = urlsplit(url if "://" in url else "https://" + url).path.rstrip("/")
+    last = re.sub(r"\.(?:html?|md|php|aspx?)$", "", unquote(path.rsplit("/", 1)[-1]), flags=re.IGNORECASE)
+    words = [w for w in _SLUG_SPLIT.split(last) if w and not w.isdigit()]
+    return " ".join(words) if len(words) >= 2 else ""
 
 
 _VERSUS = re.compile(

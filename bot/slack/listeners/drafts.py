@@ -16,6 +16,7 @@ from slack_sdk import WebClient
 from bot.domain.catalog import CatalogError
 from bot.slack.i18n import t
 from bot.slack.listeners.context import caller_of, handlers_of
+from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.feed import review_modal
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,9 @@ log = logging.getLogger(__name__)
 ACTION = re.compile(r"^draft_(accept|place|reject):")
 CALLBACK = "draft_review"
 Payload = dict[str, Any]
+
+_USER_ID = re.compile(r"[UW][A-Z0-9]{2,20}")
+"""A Slack user id, mentioned as ``<@…>`` (Slack shows the person's name; an edited card notifies no one)."""
 
 
 def _lang(context: BoltContext, body: Payload) -> str:
@@ -54,7 +58,8 @@ def on_click(ack: Ack, body: Payload, client: WebClient, context: BoltContext, r
         return
     if kind == "draft_reject":
         reject(root, draft.id)
-        user = f"<@{(body.get('user') or {}).get('id', '')}>"
+        uid = str((body.get("user") or {}).get("id", ""))  # QA round 11: was escaped, shown as "<@U…>"
+        user = Mrkdwn(f"<@{uid}>") if _USER_ID.fullmatch(uid) else t("draft.a_curator", lang)
         respond(text=str(t("draft.rejected", lang, title=draft.title, user=user)), replace_original=True)
         return
     client.views_open(trigger_id=body.get("trigger_id"), view=review_modal(draft, rt.holder.catalog, lang))
