@@ -2,7 +2,7 @@
 
     python benchmarks/fanout_queue.py [--workers 4] [--teams 200] [--messages 100000]
         [--rate 2.5] [--burst 5] [--threads 8] [--dm-batch 40] [--kill] [--database-url URL]
-        [--redis-url URL] [--log-dir PARENT]
+        [--redis-url URL] [--log-dir PARENT] [--ab-env 'NAME=VALUE ...']
 
 Where it runs (no defaults, so that a run never writes to a database or Redis DB someone else
 uses; a missing one stops the run with a message naming it): ``--database-url`` or
@@ -50,6 +50,11 @@ app's, :data:`bot.digest.queue.DM_BATCH`; 1: one ``digest.send_dm`` message per 
 batches); a comma-separated list (``--dm-batch 1,10,1,10``) runs once per value, in that order,
 each on its own database, and prints a line each (the last line is the last run's), so that the
 two are compared on the same machine at the same time.
+
+``--ab-env 'NAME=VALUE ...'`` adds that environment to the odd workers only: the result's ``ab``
+gives each half's worker CPU ms per DM it sent (counted by the ledger's claimant pid) and B over A,
+measured side by side under the same load (``--ab-env WORKER_SLACK_KEEP_ALIVE=0``: B makes a
+connection a call).
 
 ``--one-workspace`` runs the pacing check instead: ``--messages`` DMs in ONE workspace with 2
 and then 4 workers; the stand-in must count no 429.
@@ -376,7 +381,10 @@ def seed(db_url: str, teams: int, messages: int, seed_: int = 7) -> list[tuple[s
 # --- a run ---------------------------------------------------------------------------------------
 
 
-def start_workers(n: int, env: dict[str, str], threads: int, log_dir: Path) -> list[subprocess.Popen]:
+def start_workers(
+    n: int, env: dict[str, str], threads: int, log_dir: Path, b_env: dict[str, str] | None = None
+) -> list[subprocess.Popen]:
+    """``n`` worker processes; with ``b_env``, the odd ones (the B half) run with it added to ``env``."""
     procs = []
     for i in range(n):
         log = (log_dir / f"worker{i}.log").open("wb")
@@ -395,7 +403,7 @@ def start_workers(n: int, env: dict[str, str], threads: int, log_dir: Path) -> l
                     "15",
                 ],
                 cwd=REPO_ROOT,
-                env=env,
+                env={**env, **b_env} if b_env and i % 2 else env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
@@ -448,6 +456,38 @@ def _cpu_by_component(worker_pids: list[int], standin_pid: int, db_name: str) ->
         elif (proc.info["name"] or "").startswith("redis-server"):
             out["redis"] += cpu(proc)
     return out
+
+
+def _cpu_by_worker(procs: list[subprocess.Popen]) -> dict[int, float]:
+    """CPU seconds (user + system) so far of each worker still running, by pid."""
+    import psutil
+
+    out = {}
+    for p in procs:
+        try:
+            t = psutil.Process(p.pid).cpu_times()
+            out[p.pid] = float(t.user + t.system)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return out
+
+
+def _ab_halves(procs: list[subprocess.Popen], cpu_s: dict[int, float], sent: Counter[int]) -> dict[str, Any]:
+    """``--ab-env``: the CPU ms per DM each half of the workers sent (by the ledger's claimant pid;
+    the even workers are A, the odd ones B) and B over A, measured side by side in one run."""
+    half: dict[str, list[float]] = {"a": [0.0, 0.0], "b": [0.0, 0.0]}
+    for i, p in enumerate(procs):
+        h = half["b" if i % 2 else "a"]
+        h[0] += cpu_s.get(p.pid, 0.0)
+        h[1] += sent.get(p.pid, 0)
+    ms = {k: round(c * 1000 / n, 4) if n else None for k, (c, n) in half.items()}
+    return {
+        "a_ms": ms["a"],
+        "b_ms": ms["b"],
+        "a_dms": int(half["a"][1]),
+        "b_dms": int(half["b"][1]),
+        "b_to_a": round(ms["b"] / ms["a"], 3) if ms["a"] and ms["b"] else None,
+    }
 
 
 def _wait_idle(pids: list[int], quiet_s: float = 1.0, timeout_s: float = 60.0) -> None:
@@ -517,7 +557,8 @@ def _run_on(
         PYTHONUNBUFFERED="1",
     )
     log_dir = benchdb.log_folder("vp-bench-fanout-", parent=args.log_dir)
-    procs = start_workers(workers, env, args.threads, log_dir)
+    b_env = dict(pair.split("=", 1) for pair in args.ab_env.split()) if args.ab_env else None
+    procs = start_workers(workers, env, args.threads, log_dir, b_env)
     settings = Settings(
         _env_file=None,
         database_url=db_url,
@@ -542,6 +583,7 @@ def _run_on(
     )
     _wait_idle([p.pid for p in procs])  # the workers' start-up (imports, catalog) not counted
     cpu_at_start = _cpu_by_component([p.pid for p in procs], server.pid, db_name)
+    worker_cpu0 = _cpu_by_worker(procs)
     t0 = time.monotonic()
     clock_cpu0 = time.process_time()
     counts = clock.run_now(dms=True)
@@ -573,11 +615,14 @@ def _run_on(
     cpu_at_end = _cpu_by_component([p.pid for p in procs], server.pid, db_name)
     cpu = {k: cpu_at_end[k] - cpu_at_start.get(k, 0.0) for k in cpu_at_end}
     cpu["clock"] = clock_cpu_s
+    worker_cpu = {pid: s - worker_cpu0.get(pid, 0.0) for pid, s in _cpu_by_worker(procs).items()}
     stop_workers(procs)
     floor = sorted(floor_cpu_ms(port, args.floor_calls) for _ in range(args.floor_rounds))
     enqueuer.close()
     clock.shutdown()
-    sent_rows = sum(1 for r in store.deliveries() if r.status == "sent")
+    rows = [r for r in store.deliveries() if r.status == "sent"]
+    sent_rows = len(rows)
+    ab = _ab_halves(procs, worker_cpu, Counter(int(r.claimed_by.split(":")[-2]) for r in rows)) if b_env else None
     store.close()
     SharedPacer(args.redis_url, namespace=namespace).clear()
     for key in queue.broker.client.scan_iter(f"{namespace}*"):  # this run's keys only
@@ -616,6 +661,7 @@ def _run_on(
         if floor and floor[0] > 0
         else None,
         "load_avg_1m": round(os.getloadavg()[0], 1),
+        "ab": ab,
         "wall_s": round(wall, 1),
         "seed_s": round(seed_s, 1),
         "threads_per_worker": args.threads,
@@ -664,6 +710,12 @@ def main(argv: list[str] | None = None) -> int:
         "--log-dir",
         default=None,
         help="folder under which this run makes its own log folder (default: the system's temporary folder)",
+    )
+    parser.add_argument(
+        "--ab-env",
+        default=None,
+        help="'NAME=VALUE ...' added to the environment of the odd workers only (B); prints each half's "
+        "CPU ms per DM it sent (by the ledger's claimant) and B over A, side by side in one run",
     )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)

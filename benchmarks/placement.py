@@ -1,7 +1,7 @@
 """How well :mod:`bot.domain.catalog.placement` places a new post: leave-one-out over every
 placed catalog post, from the text a feed gives, beside a title-only baseline.
 
-    python benchmarks/placement.py [--blog DIR_OR_GIT_DIR] [--catalog DIR] [--json]
+    python benchmarks/placement.py [--blog DIR_OR_GIT_DIR] [--catalog DIR] [--json] [--modes feed,title] [--every 3]
 
 Each post that is a step of a track is left out of every track and placed again from its feed
 text: for a vLLM-blog post whose file is in the blog source (a checkout of
@@ -9,7 +9,8 @@ vllm-project/vllm-project.github.io, or its bare mirror from ``fetch``), the tit
 matter's ``summary``, its tags (jekyll-feed gives them as categories) and the body; for any other
 post its title alone (its catalog summary is our own words, not the feed's). The placer for each
 post is built without it (``Placer(leave_out=...)``: not its step, words, idf, nor the track
-sentences that name it). Measured: the first suggested track is one of the post's tracks (target
+sentences that name it), given the catalog's vocabulary (its glossary's track words, the blog hosts
+its links resolve on). Measured: the first suggested track is one of the post's tracks (target
 >= 0.90), one of the first two is (>= 0.97), and in that track the suggested position is within one
 step of the curated one (>= 0.70), in the full path as ``catalog accept`` takes a position
 (essentials first); beside them, not targets, what bounds the position (:data:`DIAGNOSTICS`).
@@ -37,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.cli.importer.sources import read_jekyll
 from bot.domain.catalog import Catalog, load_catalog
 from bot.domain.catalog.placement import Placer
+from bot.domain.search.vocabulary import Vocabulary, load_vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
 MIRROR = Path("/work/.mirror/vllm-project+vllm-project.github.io/repo")
@@ -71,22 +73,31 @@ MODES = ("feed", "catalog", "title")
 the same without those texts, and the post's title alone (the baseline)."""
 
 
-def evaluate(catalog: Catalog, texts: dict[str, Feed]) -> dict[str, dict[str, float | int]]:
-    """The three rates (and counts) over every placed post for each of :data:`MODES` (``feed``,
-    ``catalog``, ``title``; the last two share one placer a post, built without any blog text)."""
+def evaluate(
+    catalog: Catalog,
+    texts: dict[str, Feed],
+    vocabulary: Vocabulary | None = None,
+    modes: tuple[str, ...] = MODES,
+    every: int = 1,
+) -> dict[str, dict[str, float | int]]:
+    """The three rates (and counts) over every placed post for each of ``modes`` (of :data:`MODES`:
+    ``feed``, ``catalog``, ``title``; the last two share one placer a post, built without any blog
+    text), each placer given the catalog's ``vocabulary`` (its glossary, its blog hosts);
+    ``every``: only every this many placed posts (a quicker, rougher run while trying ideas)."""
     bodies = {p.id: texts[p.url][2] for p in catalog.posts if p.url in texts}
-    counts = {mode: {"first": 0, "top2": 0, "near": 0, "flag": 0, "flag_near": 0} for mode in MODES}
+    counts = {mode: {"first": 0, "top2": 0, "near": 0, "flag": 0, "flag_near": 0} for mode in modes}
     n = with_text = 0
-    for post in catalog.posts:
+    placed = [post for post in catalog.posts if catalog.tracks_of(post.id)]
+    for post in placed[::every]:
         tracks = catalog.tracks_of(post.id)
-        if not tracks:
-            continue
         n += 1
         title, summary, content, tags, minutes = texts.get(post.url or "", (post.title, "", "", (), None))
         with_text += bool(content)
-        plain = Placer(catalog, leave_out=post.id)
-        for mode in MODES:
-            placer = Placer(catalog, texts=bodies, leave_out=post.id) if mode == "feed" else plain
+        plain = Placer(catalog, leave_out=post.id, vocabulary=vocabulary)
+        for mode in modes:
+            placer = (
+                Placer(catalog, texts=bodies, leave_out=post.id, vocabulary=vocabulary) if mode == "feed" else plain
+            )
             said = (summary, content, tags, minutes) if mode != "title" else ("", "", (), None)
             got = placer.suggest(
                 title,
@@ -129,6 +140,8 @@ def main() -> int:
     parser.add_argument("--blog", type=Path, default=Path(os.environ.get("BLOG_SOURCE", MIRROR)))
     parser.add_argument("--catalog", type=Path, default=Path(os.environ.get("CATALOG_DIR", REPO / "catalog")))
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated runs of: " + ", ".join(MODES))
+    parser.add_argument("--every", type=int, default=1, help="place only every this many posts (a rough, quick run)")
     args = parser.parse_args()
     if not args.blog.exists():
         print(
@@ -140,8 +153,9 @@ def main() -> int:
     started = time.perf_counter()
     catalog = load_catalog(args.catalog)
     texts = blog_posts(args.blog, catalog.manifest.blog_base_url)
-    runs = evaluate(catalog, texts)
-    feed = runs["feed"]
+    modes = tuple(m for m in MODES if m in args.modes.split(","))
+    runs = evaluate(catalog, texts, load_vocabulary(args.catalog), modes, max(args.every, 1))
+    feed = runs.get("feed", runs[modes[0]])
     load = [round(x, 2) for x in os.getloadavg()]
     result = {"runs": runs, "targets": TARGETS, "seconds": round(time.perf_counter() - started, 2), "load": load}
     if args.json:
@@ -149,7 +163,10 @@ def main() -> int:
     else:
         print(f"{'':36} {'feed text':>10} {'no texts':>9} {'title only':>11} {'target':>7}")
         for key, target in (*TARGETS.items(), *((k, None) for k in DIAGNOSTICS)):
-            row = " ".join(f"{runs[m][key]:>{w}.3f}" for m, w in (("feed", 10), ("catalog", 9), ("title", 11)))
+            row = " ".join(
+                f"{runs[m][key]:>{w}.3f}" if m in runs else " " * w
+                for m, w in (("feed", 10), ("catalog", 9), ("title", 11))
+            )
             print(f"{key:36} {row} {'' if target is None else f'{target:>7.2f}'}")
         print(
             f"posts placed: {feed['posts']} ({feed['with_feed_content']} with the blog's text); "

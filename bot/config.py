@@ -61,6 +61,10 @@ class Settings(BaseSettings):
     """``CATALOG_SOURCES_EVERY_S``: seconds between two fetches of the feeds of ``<catalog>/sources.yaml``
     by the clock (each new post a draft beside the catalog, :mod:`bot.digest.sources`); unset, the
     clock fetches none. 3600 (an hour) puts a new post before a curator within the hour."""
+    worker_slack_keep_alive: bool = True
+    """``WORKER_SLACK_KEEP_ALIVE``: a digest worker's Slack calls on kept-alive connections, one a
+    thread and host (:func:`bot.digest.clients.keep_connections_alive`, issue 43); ``0``: a
+    connection a call, as slack-sdk alone does."""
     catalog_import_max_bytes: int = Field(default=20 * 1024 * 1024, gt=0)
     """``CATALOG_IMPORT_MAX_BYTES``: the largest feed read (a file or a URL's answer; ``catalog
     import`` and the watch), in bytes; a larger one is refused."""

@@ -25,6 +25,7 @@ from bot.domain.catalog.drafts import (
     Draft,
     FeedSource,
     new_drafts,
+    placement_vocabulary,
     read_drafts,
     read_sources,
     read_state,
@@ -107,6 +108,7 @@ def watch_sources(
     one WARNING line and an entry of ``errors``); raises ``ValueError`` for an invalid sources file
     or ``feed_url``."""
     report = SourcesReport()
+    vocabulary = placement_vocabulary(root)  # glossary words of each track, blog hosts: issue 41's placer
     state = read_state(root)
     known = read_drafts(root)
     feeds = read_sources(root)
@@ -129,7 +131,7 @@ def watch_sources(
             log.warning("catalog sources: %s: %s", feed.name, exc)
             report.errors[feed.name] = str(exc)
             continue
-        drafts = new_drafts(posts, feed, catalog, known, state["rejected"])
+        drafts = new_drafts(posts, feed, catalog, known, state["rejected"], vocabulary=vocabulary)
         for draft in drafts:
             write_draft(root, draft)
         known.extend(drafts)

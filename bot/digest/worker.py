@@ -3,6 +3,8 @@
 Its :class:`~bot.digest.deliver.Deliverer` batches the ledger bookkeeping
 (:class:`~bot.store.ledger_batch.BatchedLedgerStore`; a message of DMs is one batch in its thread,
 :mod:`bot.digest.dm_batch`) and paces through Redis (:class:`~bot.digest.ratelimit.SharedPacer`).
+Its Slack calls go on kept-alive connections (:func:`bot.digest.clients.keep_connections_alive`;
+``WORKER_SLACK_KEEP_ALIVE=0`` in its environment: a connection a call, as slack-sdk alone does).
 On SIGTERM or SIGINT it lets sends in flight finish
 (at most ``shutdown_timeout_s``), flushes the batches and exits 0; a worker killed outright loses
 nothing (Redis redelivers after ``heartbeat_timeout_s``, the ledger lets its claims be taken over).
@@ -20,7 +22,7 @@ import dramatiq
 
 from bot.config import Settings
 from bot.digest import queue as digest_queue
-from bot.digest.clients import Clients
+from bot.digest.clients import Clients, keep_connections_alive
 from bot.digest.deliver import Deliverer
 from bot.digest.ratelimit import SharedPacer
 from bot.digest.reload_log import log_reload
@@ -159,6 +161,8 @@ def run(runtime: Runtime, options: WorkerOptions | None = None) -> None:
 
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
+    if runtime.settings.worker_slack_keep_alive and not keep_connections_alive():
+        log.info("a proxy is configured: Slack calls open a connection each")
     worker.start()
     try:
         while not stop.wait(30.0):

@@ -2,14 +2,15 @@
 their local today; the reminder goes out at :data:`REMIND_AT` in their Slack ``tz``. Pure.
 
 Day phrases: ``tomorrow`` / ``明天``, ``day after tomorrow`` / ``后天``, ``next week`` / ``下周``,
-``in 3 days`` / ``in a week`` / ``3天后`` / ``一周后``, a weekday (``monday(s)``, ``礼拜一``, ``下周一``:
-the first one after today) and a date (``2026-12-07``, ``2026/12/07``, ``2026年12月7日``, ``12月7日``,
-``dec 7th``, ``7 december``, ``15 jan 2027``, ``Dec 20, 2026``, ``20.12.2026`` and ``12/20`` when
-only one order is a date; a month-day already past is next year; ``on`` before any of them; a time
-of day after or before the day, ``at 14:00``, ``9am``, ``morning``, ``上午9点``, is set aside: :attr:`DayChoice.at`,
-:mod:`bot.domain.reminder_time`). ``today``, ``yesterday`` /
-``昨天`` and a day more than a year away (:func:`a_year_after`) are refused (named in the error,
-with the reason: :attr:`DayChoice.reason`).
+``in 3 days`` / ``in a week`` / ``3天后`` / ``一周后`` / ``过两天``, a span of hours or minutes
+(``in 2 hours``, ``半小时后``: :attr:`DayChoice.soon`, the next 09:00), a weekday (``monday(s)``,
+``礼拜一``, ``下周一``: the first one after today) and a date (``2026-12-07``, ``2026/12/07``,
+``2026年12月7日``, ``12月7日``, ``dec 7th``, ``7 december``, ``15 jan 2027``, ``Dec 20, 2026``,
+``20.12.2026`` and ``12/20`` when only one order is a date; a month-day already past is next year;
+``on`` before any of them; a time of day after or before the day, ``at 14:00``, ``9am``,
+``morning``, ``上午9点``, is set aside: :attr:`DayChoice.at`, :mod:`bot.domain.reminder_time`).
+``today``, ``yesterday`` / ``昨天`` and a day more than a year away (:func:`a_year_after`) are
+refused (named in the error, with the reason: :attr:`DayChoice.reason`).
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ _MONTH_WORDS: tuple[str, ...] = ("jan january", "feb february", "mar march", "ap
 _MONTH_WORDS += ("jul july", "aug august", "sep sept september", "oct october", "nov november", "dec december")
 _MONTHS = {name: i for i, names in enumerate(_MONTH_WORDS, 1) for name in names.split()}
 _ISO = re.compile(r"^(\d{4})[-/](\d{1,2})[-/](\d{1,2})$")
-_ZH_IN = re.compile(r"^(\d{1,3}|一|两|二|三)(天|周|个星期|星期)后$")
-_ZH_COUNT = {"一": 1, "两": 2, "二": 2, "三": 3}
+_ZH_IN = re.compile(r"^(过)?(\d{1,3}|[一两二三四五六七八九十])(天|周|个星期|星期|个礼拜)(后|以后|之后)?$")
+"""``3天后``, ``一周后``, ``过两天`` (QA round 11), ``三天以后``: ``过`` or ``后`` (or both) needed."""
+_ZH_COUNT = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _ZH_DATE = re.compile(r"^(\d{1,2})月(\d{1,2})[日号]$")
 _ZH_YEAR_DATE = re.compile(r"^(\d{4})年(\d{1,2})月(\d{1,2})[日号]?$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
@@ -70,6 +72,9 @@ class DayChoice:
     at: str | None = None
     """A time of day typed after the day (``tomorrow at 14:00``), left out: reminders come at
     :data:`REMIND_AT`, which cannot be chosen."""
+    soon: str | None = None
+    """A span of hours or minutes typed instead of a day (``in 2 hours``, ``半小时后``): the next
+    :data:`REMIND_AT` (:func:`~bot.domain.reminder_time.span`); then ``day`` is ``None``."""
 
 
 def _month_day(month: int, day: int, today: date) -> date | None:
@@ -85,6 +90,9 @@ def _month_day(month: int, day: int, today: date) -> date | None:
     return None
 
 
+_SIZES = (4, 3, 2, 1)
+"""How many words a day phrase may have (``in half an hour``: 4), the longest tried first."""
+
 MAX_COUNT = 10_000
 """Counts of days or weeks above this are read as this (still "too far" for a reminder), so that
 ``in 9999999999 days`` is refused as too far instead of overflowing ``datetime.date``."""
@@ -98,9 +106,9 @@ def _relative(words: list[str], today: date) -> date | None:
     if len(words) == 3 and words[0] == "in" and (words[1].isdigit() or words[1] in _COUNTS) and words[2] in _UNITS:
         count = int(words[1]) if words[1].isdigit() else _COUNTS[words[1]]
         return today + timedelta(days=min(count, MAX_COUNT) * _UNITS[words[2]])
-    if m := _ZH_IN.match(text):
-        count = _ZH_COUNT.get(m.group(1)) or int(m.group(1))
-        return today + timedelta(days=min(count, MAX_COUNT) * (1 if m.group(2) == "天" else 7))
+    if (m := _ZH_IN.match(text)) and (m.group(1) or m.group(4)):
+        count = _ZH_COUNT.get(m.group(2)) or int(m.group(2))
+        return today + timedelta(days=min(count, MAX_COUNT) * (1 if m.group(3) == "天" else 7))
     return None
 
 
@@ -178,9 +186,16 @@ def _date(words: list[str], today: date) -> date | str | None:
     return _named_month(words, today)
 
 
+def _soon(words: list[str], today: date) -> str | None:
+    """:data:`~bot.domain.reminder_time.SOON` for a span of hours or minutes (``in 2 hours``), else None."""
+    return reminder_time.SOON if reminder_time.span(words) else None
+
+
 def _phrase(words: list[str], today: date) -> date | str | None:
-    """The day the whole (lower-case) phrase names, ``"bad"`` for no valid date, ``None`` for no day."""
-    return next((found for read in (_relative, _weekday, _date) if (found := read(words, today)) is not None), None)
+    """The day the whole (lower-case) phrase names, ``"bad"`` for no valid date, ``None`` for no day;
+    :data:`~bot.domain.reminder_time.SOON` for a span of hours or minutes (``in 2 hours``)."""
+    readers = (_relative, _weekday, _date, _soon)
+    return next((found for read in readers if (found := read(words, today)) is not None), None)
 
 
 def names_a_day(word: str) -> bool:
@@ -197,7 +212,7 @@ def _is_day(word: str, today: date = date(2000, 1, 1)) -> bool:
 
 def _ends_with_day(low: list[str], today: date) -> bool:
     """Whether the (lower-case) words ``low`` end with a day phrase (``p-eagle tomorrow``)."""
-    return any(_phrase(low[-n:], today) is not None for n in (3, 2, 1) if len(low) >= n)
+    return any(_phrase(low[-n:], today) is not None for n in _SIZES if len(low) >= n)
 
 
 def _unglue_times(words: list[str], today: date) -> list[str]:
@@ -216,15 +231,20 @@ def choose_day(words: list[str], today: date) -> DayChoice:
     QA round 10: ``p-eagle 9:00`` was searched for as a post)."""
     words = _unglue_times(words, today)
     low = [w.casefold().strip(",.") if not _NUMERIC.match(w) else w for w in words]
+    for size in _SIZES:  # "in 2h": a span, before "2h" could be read as 02:00
+        if len(low) >= size and reminder_time.span(low[-size:]):
+            return DayChoice(list(words[:-size]), soon=" ".join(words[-size:]))
     at = None
     if timed := reminder_time.at_end(low, lambda head: _ends_with_day(head, today)):
         at, words, low = " ".join(words[-timed:]), words[:-timed], low[:-timed]
-    for size in (3, 2, 1):
+    for size in _SIZES:
         if len(low) < size or (found := _phrase(low[-size:], today)) is None:
             continue
         rest = list(words[:-size])
         if rest and rest[-1].casefold() == "on":  # "remind p-eagle on jan 15"
             rest, size = rest[:-1], size + 1
+        if found == reminder_time.SOON:  # "in 2 hours at 9"
+            return DayChoice(rest, soon=" ".join(words[-size:]), at=at)
         if isinstance(found, str) or found <= today or found > a_year_after(today):
             reason = _reason(found, today)
             return DayChoice(rest, None, " ".join(words[-size:]), reason=reason)
@@ -244,9 +264,9 @@ def day_last(words: list[str], today: date) -> list[str]:
     ``words`` as they are when a day phrase ends them or none begins them."""
     words = _unglue(words, today)
     low = [w.casefold().strip(",.，") for w in words]
-    if len(words) < 2 or any(_phrase(low[-n:], today) is not None for n in (3, 2, 1) if len(low) > n):
+    if len(words) < 2 or any(_phrase(low[-n:], today) is not None for n in _SIZES if len(low) > n):
         return list(words)
-    for size in (3, 2, 1):
+    for size in _SIZES:
         if len(low) > size and _phrase(low[:size], today) is not None:
             after = size
             timed = (

@@ -102,3 +102,35 @@ def split_glued(word: str, is_day: Callable[[str], bool]) -> list[str] | None:
         if is_day(head) and (is_time(tail) or (tail[:2] in PARTS and is_time(tail[2:]))):
             return [head, tail]
     return None
+
+
+SOON = "soon"
+"""What :func:`span` finds: a span of hours or minutes (``in 2 hours``), which names no day of its own."""
+_SPAN_UNITS = frozenset({"h", "hr", "hrs", "hour", "hours", "m", "min", "mins", "minute", "minutes", "分钟", "小时"})
+_SPAN_COUNTS = frozenset({"a", "an", "one", "two", "three", "four", "five", "six", "ten", "few", "couple", "half"})
+_SPAN_GLUED = re.compile(r"^\d{1,4}(?:\.\d)?(?:h|hrs?|hours?|m|mins?|minutes?)$")
+"""``2h``, ``30m``, ``90min``, ``1.5h``: a count glued to its unit."""
+_ZH_SPAN = re.compile(
+    r"^(?:过)?(?:\d{1,4}|[一二两三四五六七八九十几半]{1,3})(?:个)?(?:半)?(?:小时|钟头|分钟|分)(?:后|以后|之后)?$"
+)
+"""``半小时后``, ``一小时后``, ``两个小时后``, ``30分钟后``, ``过一小时``."""
+
+
+def span(low: list[str]) -> bool:
+    """Whether the (lower-case) words ``low`` are all one span of hours or minutes from now (``in 2
+    hours``, ``in 2h``, ``in 30 minutes``, ``in half an hour``, ``2 hours from now``, ``半小时后``):
+    a reminder comes once a day at 09:00, so such a span means the next 09:00 (QA round 11: ``in
+    2 hours`` was read as ``in 2 thurs``)."""
+    words = list(low)
+    if words[-2:] == ["from", "now"]:
+        words = words[:-2]
+    elif words and words[0] in ("in", "after"):
+        words = words[1:]
+    elif len(words) == 1 and _ZH_SPAN.match(words[0]) and not words[0].endswith("分"):
+        return True
+    if not words or (len(low) == len(words) and low[0] not in ("in", "after")):
+        return False
+    if len(words) == 1:
+        return _SPAN_GLUED.match(words[0]) is not None
+    counts, unit = words[:-1], words[-1]
+    return unit in _SPAN_UNITS and all(w.replace(".", "").isdigit() or w in _SPAN_COUNTS for w in counts)

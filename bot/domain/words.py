@@ -59,10 +59,15 @@ def is_schedule_word(word: str) -> bool:
     )
 
 
+NOT_DAY_WORDS = frozenset({"hours", "hour", "hrs", "minutes", "minute", "mins", "seconds", "months", "month"})
+"""Units of time that are near a day word but never one (QA round 11: ``hours`` was read as ``thurs``)."""
+
+
 def near_day_word(word: str) -> str | None:
-    """The day word ``word`` nearly is (``tomorow``: rapidfuzz ratio >= 80, 5+ letters), else ``None``."""
+    """The day word ``word`` nearly is (``tomorow``: rapidfuzz ratio >= 80, 5+ letters), else ``None``;
+    never for a unit of time (:data:`NOT_DAY_WORDS`)."""
     low = word.casefold()
-    if len(low) < 5 or not low.isalpha() or low in WEEKDAY_WORDS or low in RELATIVE_DAYS:
+    if len(low) < 5 or not low.isalpha() or low in WEEKDAY_WORDS or low in RELATIVE_DAYS or low in NOT_DAY_WORDS:
         return None
     return closest(low, _NEAR_DAYS, 80)
 

@@ -122,7 +122,8 @@ class Command:
     with ``error_value`` (and ``error_choices``, the zones an ambiguous abbreviation may mean);
     ``suggestion``: the command to type instead; ``note``: an i18n key the reply adds; ``steps``:
     ``subscribe … 3 steps``; ``query``: the whole text of a ``next`` or ``stop <words>`` that may
-    also be a search (``qwen3 next``, ``stop tokens``), searched when ``arg`` names no track."""
+    also be a search (``qwen3 next``, ``stop tokens``), searched when ``arg`` names no track; of a
+    ``snooze …`` / ``unsnooze`` too (``snooze 2w``: its length answered)."""
 
     kind: Kind
     arg: str = ""
@@ -434,8 +435,8 @@ def _parse(text: str) -> Command:
         return Command("latest", truncated=truncated)
     asked = bare.strip(_MARKS + "?？").replace("’", "'")
     for pattern, alone in ALONE:
-        if pattern.match(asked):
-            return Command(alone, truncated=truncated)
+        if pattern.match(asked):  # snooze: its words ("snooze 2w", "unsnooze"), answered by them (QA round 11)
+            return Command(alone, truncated=truncated, query=asked if alone == "snooze_what" else None)
     if ABOUT_APP.match(asked):  # "what can you do", "怎么用": about the app itself; "how do I subscribe": its lines
         return Command("help", arg=how_to_topic(asked) or "", truncated=truncated)
     if MY_DATA.match(asked):  # "delete my data", "forget me": what is kept, how to remove it (QA round 8)

@@ -65,10 +65,10 @@ STOP = re.compile(
 reminder, never a search."""
 
 SNOOZE = re.compile(
-    r"^(?:(?:please\s+)?snooze(?:\s+.*)?|暂停一周|推迟\s*(?:\d+|一|两|二|三)?\s*(?:周|个星期|星期|天)?|稍后提醒(?:我)?)$"
+    r"^(?:(?:please\s+)?(?:un-?)?snooze(?:\s+.*)?|取消暂停|取消推迟|暂停一周|推迟\s*(?:\d+|一|两|二|三)?\s*(?:周|个星期|星期|天)?|稍后提醒(?:我)?)$"
 )
 """``snooze`` with anything after it (``snooze 2 weeks``, ``snooze spec``): the *Snooze a week* button
-of a digest does it (QA: it was searched)."""
+of a digest does it (QA: it was searched); ``unsnooze`` / ``取消暂停`` too (QA round 11)."""
 
 DIGEST_CLI = re.compile(r"^(?:vllm-path\s+)?digests?\s+(?:preview|run-now|run\s+now)(?:\s+.*)?$")
 """``digest preview`` / ``digest run-now`` typed in Slack: terminal commands (QA: they were searched)."""

@@ -60,7 +60,7 @@ def _set(runtime) -> list[tuple[str, date, int]]:
 )
 def test_a_day_with_nine_or_the_morning_is_set_at_nine_and_said(slack, runtime, typed, days, said):
     reply = _text(slack, typed)
-    assert said in reply, reply
+    assert said not in reply and "09:00" in reply, reply  # QA round 11: the confirmation says 09:00 already
     assert "cannot be set" not in reply and "无法" not in reply and "nothing was set" not in reply, reply
     day = _today() + timedelta(days=days) if days is not None else _friday()
     assert _set(runtime) == [("p-eagle", day, 9)]

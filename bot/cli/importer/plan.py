@@ -23,10 +23,19 @@ import yaml
 
 from bot.cli.importer.sources import Skipped, SourcePost, public_source, read_source
 from bot.domain.catalog.compiled import Catalog
-from bot.domain.catalog.drafts import Draft, FeedSource, new_drafts, read_drafts, read_sources, read_state
+from bot.domain.catalog.drafts import (
+    Draft,
+    FeedSource,
+    new_drafts,
+    placement_vocabulary,
+    read_drafts,
+    read_sources,
+    read_state,
+)
 from bot.domain.catalog.loader import CatalogError, check_catalog
 from bot.domain.catalog.models import Post
 from bot.domain.feed import canonical_url, normalize_title
+from bot.domain.search.vocabulary import Vocabulary
 
 
 @dataclass(frozen=True)
@@ -171,6 +180,7 @@ def plan_against(
     feed: FeedSource,
     drafts: Iterable[Draft] = (),
     rejected: Iterable[str] = (),
+    vocabulary: Vocabulary | None = None,
 ) -> ImportPlan:
     """Compare source posts with the catalog's posts (``known``), its ``drafts`` and the
     ``rejected`` URLs; the new posts' drafts are published under ``feed``. Pure but for building a
@@ -193,7 +203,7 @@ def plan_against(
             fresh.append(sp)
         elif not _compare(match, sp, base, plan):
             plan.unchanged += 1
-    plan.drafts = new_drafts(fresh, feed, catalog, list(drafts), rejected)
+    plan.drafts = new_drafts(fresh, feed, catalog, list(drafts), rejected, vocabulary=vocabulary)
     plan.unchanged += len(fresh) - len(plan.drafts)
     return plan
 
@@ -237,4 +247,5 @@ def plan_import(source: str, catalog_dir: str | Path, *, max_bytes: int, deadlin
     feed = feed_for(source, root, catalog.manifest.blog_base_url)
     posts, skipped = read_source(source, catalog.manifest.blog_base_url, max_bytes=max_bytes, deadline_s=deadline_s)
     rejected = read_state(root)["rejected"]
-    return plan_against(posts, skipped, known, catalog, source, feed, read_drafts(root), rejected)
+    vocabulary = placement_vocabulary(root)
+    return plan_against(posts, skipped, known, catalog, source, feed, read_drafts(root), rejected, vocabulary)

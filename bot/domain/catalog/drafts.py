@@ -30,6 +30,7 @@ from bot.domain.catalog.edit import write_atomic
 from bot.domain.catalog.models import SLUG_RE, MinutesSource, Source
 from bot.domain.catalog.placement import Placer
 from bot.domain.feed import FULL_TEXT_WORDS, SourcePost, canonical_url, normalize_title
+from bot.domain.search.vocabulary import Vocabulary
 
 DRAFTS_DIR = "drafts"
 SOURCES_FILE = "sources.yaml"
@@ -254,6 +255,17 @@ def _new_id(post: SourcePost, taken: set[str]) -> str:
     return candidate
 
 
+def placement_vocabulary(root: Path) -> Vocabulary | None:
+    """The vocabulary of the catalog folder ``root`` for placing drafts (:func:`new_drafts`), or
+    None when it has none or it is invalid (``catalog check`` says why; drafts are still made)."""
+    from bot.domain.search.vocabulary import VocabularyError, load_vocabulary
+
+    try:
+        return load_vocabulary(root)
+    except (VocabularyError, OSError):
+        return None
+
+
 def new_drafts(
     posts: Iterable[SourcePost],
     feed: FeedSource,
@@ -261,9 +273,12 @@ def new_drafts(
     known: list[Draft],
     rejected: Iterable[str] = (),
     placer: Placer | None = None,
+    vocabulary: Vocabulary | None = None,
 ) -> list[Draft]:
     """The drafts for ``posts`` of ``feed`` that neither ``catalog``, the ``known`` drafts, the
-    ``rejected`` URLs nor an earlier post of ``posts`` already has (see the module). Pure."""
+    ``rejected`` URLs nor an earlier post of ``posts`` already has (see the module), placed with the
+    catalog's ``vocabulary`` (its glossary's words of each track and its blog hosts, for the links a
+    post makes: :func:`placement_vocabulary`; None: without them). Pure."""
     seen_urls = {_match_key(u) for u in rejected} | {_match_key(d.url) for d in known}
     titles = [normalize_title(d.title) for d in known]
     unlinked: dict[str, str] = {}
@@ -288,7 +303,7 @@ def new_drafts(
         fills = next((pid for t, pid in unlinked.items() if _same_title(title, t)), None)
         suggested: tuple[Placement, ...] = ()
         if fills is None:
-            placer = placer or Placer(catalog)
+            placer = placer or Placer(catalog, vocabulary=vocabulary)
             found = placer.suggest(
                 sp.title,
                 sp.summary,

@@ -6,11 +6,15 @@ A post's text (title, summary, feed content) becomes a TF-IDF vector of its word
 word pairs (sublinear term counts, idf over the catalog's posts, light stemming:
 :func:`bot.domain.search.analysis.stem`); each catalog post's vector is built from what the
 catalog says of it (title, summary, tags, the blog's tags, questions) and, when given, its own
-text as its feed gives it (a body's markup left out: :func:`plain`). A post is compared by its
+text as its feed gives it (a body's markup left out: :func:`plain`;
+:mod:`bot.domain.catalog.placement_text`). A post is compared by its
 :data:`QUERY_TERMS` heaviest terms; a track scores the mean of its :data:`TOP_STEPS` most similar
 steps' cosines plus the cosine with its own words (names, aliases, description, why its
 essentials are essential) plus, for the feed's tags (the blog's categories), how much the
-catalog's steps with those tags are this track's (:data:`TAG_WEIGHT`).
+catalog's steps with those tags are this track's (:data:`TAG_WEIGHT`), plus, given the catalog's
+``vocabulary``, the cosine with the glossary's words of the track (:data:`GLOSSARY_WEIGHT`). A post
+with more than its title is ranked by that score beside the same score of its title alone
+(:data:`TITLE_VOTE`).
 
 The step it becomes, in each of the best tracks: the ``(essential, level)`` that the most weight
 puts within one step of its own position (:meth:`Placer._place`): its most similar steps vote with
@@ -21,7 +25,8 @@ is mostly further reading, an early one mostly essential. How that weight splits
 essential and further reading is then set by a small logistic model the placer fits on its own
 steps (:mod:`bot.domain.catalog.placement_essential`: date share, similar essentials, home track);
 a level a track holds once (:data:`SINGLE_LEVELS`, the capstone) is not offered again. Dated when
-it was published. ``leave_out`` builds a placer that has never seen one catalog post
+it was published; a post whose text links to steps of the track comes after them
+(:mod:`bot.domain.catalog.placement_links`). ``leave_out`` builds a placer that has never seen one catalog post
 (``benchmarks/placement.py`` measures with it, leave-one-out): not its text, step, tags, nor its
 kind among the counts or the essential model's rows.
 """
@@ -30,28 +35,25 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import heapq
-import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.domain.budget import ESSENTIAL_MAX_MINUTES, ESSENTIAL_STEPS_MAX, step_cost
 from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.models import Level, LocalizedText, Post, Published, Source, Step, Track
 from bot.domain.catalog.placement_essential import EssentialModel, cross_cosines, essential_share, features, fit
-from bot.domain.search.analysis import stem
+from bot.domain.catalog.placement_links import after_links, linked_posts
+from bot.domain.catalog.placement_text import Vector, plain, terms
+from bot.domain.catalog.placement_text import cosine as _cosine
+from bot.domain.catalog.placement_text import vector as _vector
+from bot.domain.catalog.placement_text import vector_tf as _vector_tf
+from bot.domain.catalog.placement_text import weighted as _weighted
+from bot.domain.search.links import LinkIndex
+from bot.domain.search.vocabulary import Vocabulary
 
-_WORD = re.compile(r"[a-z][a-z0-9]*(?:[.+-][a-z0-9]+)*|\d+[a-z][a-z0-9]*")
-_STOP_WORDS = (
-    "a an and are as at be by can do does for from how in into is it its of on or our that the their these this "
-    "to was we what when where which who why will with you your vllm post posts blog new more most than then "
-    "also about after before between both each use used using uses run runs how's here there all one two not "
-    "llm llms model models inference serving"
-)
-_STOP = frozenset(_STOP_WORDS.split(" "))
 _SENTENCE = re.compile(r"(?<=[.;:])\s+")
 TITLE_WEIGHT, SUMMARY_WEIGHT = 40, 10
 """How many times a title's and a summary's words count against the content's."""
@@ -65,6 +67,19 @@ feed text / no other texts, track first, top two, position: 80 terms 0.879 / 0.8
 0.541; 150: 0.879 / 0.879, 0.943 / 0.917, 0.567 / 0.541 (120, 200 and 300 no better: 1–3 posts either way)."""
 TRACK_WORDS_WEIGHT = 1.0
 """What the cosine with a track's own words adds to its score."""
+GLOSSARY_WEIGHT = 0.2
+"""What the cosine with the glossary's words of a track adds to its score: the forms of every
+``catalog/glossary.yaml`` term whose ``track`` it is (the terms a track teaches), from the
+placer's ``vocabulary``. ``benchmarks/placement.py``, feed text / no other texts / title only,
+track first: 0.873 / 0.834 / 0.739 without, 0.892 / 0.860 / 0.771 with (catalog 2026.12.19; 0.25:
+0.898 / 0.847 / 0.758, but the title-only position 0.516 → 0.510)."""
+TITLE_VOTE = 0.3
+"""How much a post's title alone weighs in ranking its tracks beside its whole text (each as a share
+of its best track's score), when the feed gives more than the title (:meth:`Placer._title_vote`).
+``benchmarks/placement.py`` with :data:`GLOSSARY_WEIGHT`, feed text, track first / top two: 0 →
+0.892 / 0.943, 0.2 → 0.898 / 0.949, 0.25 and 0.3 → 0.904 / 0.949, 0.35 → 0.911, 0.4 → 0.898, 0.5 →
+0.892 / 0.943 (the middle of the best plateau kept); no other texts 0.860 → 0.873 track first. The
+essential model's ``home`` stays the best track by score alone."""
 TAG_WEIGHT = 0.1
 """What the feed's tags add to a track's score: this times the mean, over the tags the catalog's
 steps have, of the share of a tag's steps that are this track's (one step more counted, unseen)."""
@@ -82,55 +97,8 @@ _KINDS: tuple[tuple[bool, Level], ...] = tuple((e, level) for e in (True, False)
 """Every (essential, level) a step can take."""
 
 
-@functools.lru_cache(maxsize=4096)
-def _terms(text: str) -> tuple[tuple[str, str], ...]:
-    words = [(stem(w), w) for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 1]
-    return (*words, *((f"{a} {b}", f"{x} {y}") for (a, x), (b, y) in itertools.pairwise(words)))
-
-
-def terms(text: str, surface: dict[str, str] | None = None) -> list[str]:
-    """The stemmed, lower-case Latin words of ``text`` without stop words, then each pair of
-    neighbours among them (``"Serving EAGLE-3 drafters"`` → ``["eagle-3", "drafter",
-    "eagle-3 drafter"]``); ``surface`` collects each term's first wording."""
-    found = _terms(text)
-    if surface is not None:
-        for term, word in found:
-            surface.setdefault(term, word)
-    return [term for term, _ in found]
-
-
-_MARKUP = re.compile(
-    r"<!--.*?-->|<(script|style)\b.*?</\1>|<[^>]*>"  # HTML comments, scripts, every tag and its attributes
-    r"|!?\[([^\]]*)\]\([^)]*\)"  # a Markdown link or image: its text stays, its address goes
-    r"|https?://\S+|&\w+;",  # bare addresses, entities
-    re.DOTALL | re.IGNORECASE,
-)
-
-
-def plain(text: str) -> str:
-    """A post's body without its markup: HTML tags with their attributes (``<img src=...
-    width="100%">``), comments and scripts, link and image addresses (a link's text stays),
-    bare URLs and entities, which would otherwise tie every post with a figure to every other."""
-    return (
-        _MARKUP.sub(lambda m: f" {m.group(2) or ''} ", text) if "<" in text or "](" in text or "://" in text else text
-    )
-
-
-Vector = Mapping[str, float]
 _PLACED = "placed-here"
 """The id the post being placed takes in a trial order (never a catalog id: ids are slugs of real posts)."""
-
-
-def _vector(counts: Mapping[str, float], idf: Mapping[str, float], keep: int | None = None) -> dict[str, float]:
-    return _vector_tf({t: 1 + math.log(n) for t, n in counts.items() if n > 0}, idf, keep)
-
-
-def _vector_tf(tf: Mapping[str, float], idf: Mapping[str, float], keep: int | None = None) -> dict[str, float]:
-    vec = {t: f * idf.get(t, 0.0) for t, f in tf.items()}
-    if keep is not None and len(vec) > keep:
-        vec = dict(heapq.nlargest(keep, vec.items(), key=lambda item: item[1]))
-    norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-    return {t: v / norm for t, v in vec.items() if v}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -152,17 +120,6 @@ def _tf(catalog_words: str, text: str) -> Mapping[str, float]:
     counts = Counter({t: n * CATALOG_WEIGHT for t, n in Counter(terms(catalog_words)).items()})
     counts.update(terms(plain(text)))
     return {t: 1 + math.log(n) for t, n in counts.items()}
-
-
-def _weighted(tf: Mapping[str, float], idf: Mapping[str, float]) -> dict[str, float]:
-    vec = {t: f * idf[t] for t, f in tf.items()}
-    norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-    return {t: v / norm for t, v in vec.items()}
-
-
-def _cosine(a: Vector, b: Vector) -> float:
-    small, large = (a, b) if len(a) < len(b) else (b, a)
-    return sum(v * large.get(t, 0.0) for t, v in small.items())
 
 
 @dataclass(frozen=True)
@@ -210,9 +167,19 @@ class Placer:
     what the catalog says of it; ``leave_out``: a catalog post id the placer never sees (not its
     step in any track, its words, nor the sentences of a track's description or reason that name
     it by a word or word pair of its title that no other post's words or text have; the ``after``
-    references to it are dropped). An unknown ``leave_out`` id leaves the catalog whole."""
+    references to it are dropped). An unknown ``leave_out`` id leaves the catalog whole.
+    ``vocabulary``: the catalog's glossary (each track's words, :data:`GLOSSARY_WEIGHT`; a word of
+    it that only the left-out post has weighs nothing, having no idf) and its blog hosts (the links
+    a post's text makes, :mod:`~bot.domain.catalog.placement_links`); without it, neither."""
 
-    def __init__(self, catalog: Catalog, *, texts: Mapping[str, str] | None = None, leave_out: str | None = None):
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        texts: Mapping[str, str] | None = None,
+        leave_out: str | None = None,
+        vocabulary: Vocabulary | None = None,
+    ):
         self.posts = {p.id: p for p in catalog.posts if p.id != leave_out}
         self.texts = {pid: text for pid, text in (texts or {}).items() if pid != leave_out}
         self.tracks = [_without(t, leave_out) for t in catalog.tracks]
@@ -233,6 +200,17 @@ class Placer:
             why = t.essentials_reason.en if t.essentials_reason else ""
             said = [s for s in _SENTENCE.split(f"{t.description.en} {why}") if not names & set(terms(s))]
             self.track_vectors[t.id] = _vector(Counter(terms(" ".join([t.names.en, *t.aliases, *said]))), self.idf)
+        taught: dict[str, list[str]] = {}
+        for term in vocabulary.glossary if vocabulary is not None else ():
+            if term.track is not None:
+                taught.setdefault(term.track, []).extend(term.forms)
+        self.glossary_vectors = {
+            tid: _vector(Counter(terms(" ".join(forms))), self.idf) for tid, forms in taught.items()
+        }
+        """Track id -> the vector of the glossary's words of that track (:data:`GLOSSARY_WEIGHT`)."""
+        self.links = LinkIndex(catalog, vocabulary) if vocabulary is not None else None
+        """Resolves the links of a post's text to catalog posts (:mod:`~bot.domain.catalog.placement_links`)."""
+        self.base_url = catalog.manifest.blog_base_url
         self.tagged: dict[str, Counter[str]] = {}
         """A blog tag (folded) -> how many steps of each track have a post with it."""
         self.kind_counts: dict[tuple[bool, int], Counter[tuple[bool, Level]]] = {
@@ -289,18 +267,23 @@ class Placer:
         query = self.vector(title, summary, content, tags, surface)
         day = (published or dt.date.today()).isoformat()
         tagged = [self.tagged[t.casefold()] for t in tags if t.casefold() in self.tagged]
+        cites = linked_posts(content, self.links, self.base_url, self.posts) if self.links and content else ()
         scored: list[tuple[float, Track, list[tuple[float, str]]]] = []
         for track in self.tracks:
             sims = sorted(((_cosine(query, self.vectors[s.post]), s.post) for s in track.steps), reverse=True)
             if sims and sims[0][0] > 0:
                 scored.append((self._track_score(track, sims, query, tagged), track, sims))
-        scored.sort(key=lambda item: -item[0])
+        if TITLE_VOTE and scored and (summary or content):
+            scored.sort(key=self._title_vote(title, scored), reverse=True)
+        else:
+            scored.sort(key=lambda item: -item[0])
         weak = not _VLLM.search(" ".join([title, summary, content, *tags])) and all(
             self._loose(_shared(query, [self.vectors[p] for _, p in sims[:TOP_STEPS]]), track)
             for _, track, sims in scored[:WEAK_TRACKS]
         )
         out: list[Suggestion] = []
-        for rank, (score, track, sims) in enumerate(scored[:limit]):
+        best = max((score for score, _, _ in scored), default=0.0)  # home: by score, as the essential model reads it
+        for score, track, sims in scored[:limit]:
             top = sims[:TOP_STEPS]
             shared = _shared(query, [self.vectors[p] for _, p in top])
             names = ", ".join(p for _, p in top[:2])
@@ -308,7 +291,9 @@ class Placer:
             reason = f"shares {words} with {names}" if words else f"closest to {names}"
             if weak:
                 reason = f"weak: it never names vLLM and shares only loose words, so it may not be about vLLM; {reason}"
-            position, step = self._place(track, sims, day, minutes, linked, may=vllm_blog and linked, home=rank == 0)
+            position, step = self._place(
+                track, sims, day, minutes, linked, may=vllm_blog and linked, home=score == best, cites=cites
+            )
             out.append(
                 Suggestion(
                     track.id, position, round(score, 4), reason, top[0][1], shared, step.essential, step.level, weak
@@ -320,13 +305,31 @@ class Placer:
         self, track: Track, sims: list[tuple[float, str]], query: Vector, tagged: list[Counter[str]]
     ) -> float:
         """How well a post fits ``track``: the mean of its :data:`TOP_STEPS` best cosines in ``sims``
-        (best first), plus the cosine of ``query`` with the track's words, plus the tag share
-        (``tagged``: for each of its tags, the count of steps with it by track)."""
+        (best first), plus the cosine of ``query`` with the track's words and with its glossary words
+        (:data:`GLOSSARY_WEIGHT`), plus the tag share (``tagged``: for each of its tags, the count of
+        steps with it by track)."""
         top = sims[:TOP_STEPS]
         score = sum(s for s, _ in top) / len(top) + TRACK_WORDS_WEIGHT * _cosine(query, self.track_vectors[track.id])
+        if track.id in self.glossary_vectors:
+            score += GLOSSARY_WEIGHT * _cosine(query, self.glossary_vectors[track.id])
         if tagged:
             score += TAG_WEIGHT * sum(c[track.id] / (sum(c.values()) + 1) for c in tagged) / len(tagged)
         return score
+
+    def _title_vote(
+        self, title: str, scored: list[tuple[float, Track, list[tuple[float, str]]]]
+    ) -> Callable[[tuple[float, Track, list[tuple[float, str]]]], float]:
+        """The sort key of the ``scored`` tracks of a post with a text beyond its ``title``: each
+        score over the best one, plus :data:`TITLE_VOTE` times the same share of the track's score
+        for the title alone (the author's own summary of the post, which a long body's side topics
+        do not dilute)."""
+        query = self.vector(title)
+        alone: dict[str, float] = {}
+        for _, track, _ in scored:
+            sims = sorted(((_cosine(query, self.vectors[s.post]), s.post) for s in track.steps), reverse=True)
+            alone[track.id] = self._track_score(track, sims, query, []) if sims and sims[0][0] > 0 else 0.0
+        best, best_alone = max(s for s, _, _ in scored) or 1.0, max(alone.values()) or 1.0
+        return lambda item: item[0] / best + TITLE_VOTE * alone[item[1].id] / best_alone
 
     @functools.cached_property
     def essential_model(self) -> EssentialModel:
@@ -396,6 +399,7 @@ class Placer:
         linked: bool,
         may: bool,
         home: bool = True,
+        cites: tuple[str, ...] = (),
     ) -> tuple[int, Step]:
         """1-based position and step of a post whose cosines with the steps of ``track`` are
         ``sims`` (cosine, post id; best first), published on ``day`` (ISO), ``minutes`` long; ``may``:
@@ -408,7 +412,9 @@ class Placer:
         kind whose position has the most weight within one step of it wins (then its own weight).
         When it may be essential, the essential kinds' weights are scaled to sum to the chance
         :attr:`essential_model` gives (``home``: ``track`` is the post's best-scoring one) and the
-        further ones to the rest; no kind takes a level of :data:`SINGLE_LEVELS` its track has."""
+        further ones to the rest; no kind takes a level of :data:`SINGLE_LEVELS` its track has. The
+        trial step comes after the steps of the track the post's text links to (``cites``, catalog
+        post ids: :func:`~bot.domain.catalog.placement_links.after_links`)."""
         from bot.domain.paths import compute_order  # deferred: paths imports the catalog package
 
         steps = {s.post: s for s in track.steps}
@@ -433,7 +439,8 @@ class Placer:
                       source=Source(kind="vllm-blog"), summary=LocalizedText(en="-"))  # fmt: skip
         where: dict[tuple[bool, Level], int] = {}
         for essential, level in kinds:
-            step = Step(post=_PLACED, level=level, essential=essential)
+            after = after_links(cites, steps, essential=essential)
+            step = Step(post=_PLACED, level=level, essential=essential, after=after)
             order = compute_order(
                 track.model_copy(update={"steps": (*track.steps, step)}), {**self.posts, _PLACED: placed}
             )

@@ -8,7 +8,7 @@ from bot.domain import budget as budgets
 from bot.domain import paths
 from bot.domain.schedule import zone_label
 from bot.slack import grammar
-from bot.slack.commands import plan, query, replies
+from bot.slack.commands import plan, query, replies, snooze
 from bot.slack.commands.context import Context
 from bot.slack.i18n import LANGS, join_list, t
 from bot.slack.mrkdwn import Mrkdwn
@@ -180,8 +180,9 @@ def _stop_track(ctx: Context, tid: str) -> Reply:
 
 def snooze_what(ctx: Context, cmd: grammar.Command) -> Reply:
     """``snooze`` alone: snoozing is a channel digest's *Snooze a week* button (a command has no
-    digest to act on); ``stop`` lists what can be stopped for good."""
-    return views.text_reply(t("snooze.what", ctx.lang, button=t("btn.snooze", ctx.lang)))
+    digest to act on); ``stop`` lists what can be stopped for good; ``snooze 2w`` and ``unsnooze``
+    (the typed words in ``query``): :func:`~bot.slack.commands.snooze.snooze_reply`."""
+    return snooze.snooze_reply(ctx, cmd.query or "")
 
 
 _TRACK_OPTION = "--track"
