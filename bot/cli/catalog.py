@@ -37,9 +37,12 @@ def catalog() -> None:
 @catalog.command("check")
 @click.argument("directory", required=False, type=click.Path(file_okay=False))
 def catalog_check(directory: str | None) -> None:
-    """Validate the catalog and its search vocabulary (``vocabulary.yaml``, ``answers.yaml``:
-    :func:`bot.domain.search.validate`, every answers key a post id): exit 0 when valid (warnings
-    listed), 1 with every error otherwise."""
+    """Validate the catalog in DIRECTORY (default: CATALOG_DIR, else the shipped one) and its search
+    vocabulary (vocabulary.yaml, glossary.yaml, answers.yaml: every answer a post of the catalog).
+    Exit 0 when valid (warnings listed), 1 with every error listed otherwise.
+
+    \f
+    The vocabulary's rules: :func:`bot.domain.search.validate`."""
     from bot.domain.search.vocabulary import validate  # yaml only: no index is built
 
     path = Path(directory) if directory else Settings().catalog_dir

@@ -149,7 +149,8 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
 def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> None:
     """Send digests from the queue (needs REDIS_URL and the clock's DATABASE_URL) until SIGTERM.
 
-    Run one `scheduler` and any number of workers; see bot/digest/worker.py."""
+    Run one `scheduler` and any number of workers (README: "Digests at scale: 1 clock + N workers"); each keeps one
+    connection to Slack open per thread (WORKER_SLACK_KEEP_ALIVE=0: one a call)."""
     # deferred: dramatiq, redis and SQLAlchemy (~1.8 s at start-up) for this command only
     from bot.digest.worker import WorkerOptions, run, worker_runtime
 

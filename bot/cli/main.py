@@ -34,6 +34,20 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 """Top-level command name -> ``(module, attribute)`` of its ``click.Command`` (or group)."""
 
+SHORT_HELP: dict[str, str] = {
+    "ask": "Send one `/vllm-path TEXT` through the app and print the reply.",
+    "console": "Talk to the bot in your terminal (no Slack workspace needed).",
+    "next": "The next step of each track you name (or of all).",
+    "path-image": "Draw a track's path (essential steps, further reading) as a picture.",
+    "plan-weeks": "Weeks each track's essential path takes at a weekly budget.",
+    "scheduler": "Run the digest clock (the Procfile's clock: process).",
+    "search": "Find posts (and the track a question names), English or Chinese.",
+    "serve": "Serve Slack: Socket Mode or HTTP.",
+    "stats": "Reading insights of one workspace.",
+    "worker": "Send digests from the queue (needs REDIS_URL).",
+}
+"""The one line ``vllm-path --help`` shows of a command (QA round 12: the first sentences were cut mid-phrase)."""
+
 BRIEF = frozenset({"ask", "search", "next", "stats", "plan-weeks", "path-image"})
 """Commands that answer once and exit: they run with the cyclic GC left off by :func:`bot.cli.run`."""
 
@@ -57,6 +71,8 @@ class LazyGroup(click.Group):
             command = getattr(importlib.import_module(module), attribute)
             if not isinstance(command, click.Command):
                 raise TypeError(f"{module}.{attribute} is not a click command")
+            if cmd_name in SHORT_HELP and command.short_help is None:
+                command.short_help = SHORT_HELP[cmd_name]
             self.add_command(command, cmd_name)
         return super().get_command(ctx, cmd_name)
 

@@ -307,6 +307,8 @@ def _unglue(words: list[str], today: date) -> list[str]:
         if (timed := _ZH_TIME.match(tail)) is not None and timed.end() < len(tail):  # 明天下午2点读, 明天14:00读
             rest = _unglue([first[:end] + tail[timed.end() :], *words[1:]], today)
             return [rest[0], timed.group(0), *rest[1:]]
+        if timed is not None and len(words) > 1:  # 明天上午9点 读 p-eagle: the day, its time, the rest
+            return [first[:end], tail, *words[1:]]
         lead = next((r for r in sorted(_READ_WORDS, key=len, reverse=True) if tail.startswith(r)), "")
         if lead or tail[:1].isascii():
             return [

@@ -44,8 +44,11 @@ from bot.slack.grammar_phrases import (
     STOP_TOPIC,
     USAGE_WORDS,
     ZH_DAY,
+    ZH_SPAN,
+    ZH_TIME,
     Kind,
     how_to_topic,
+    post_arg,
 )
 from bot.slack.grammar_refs import Elsewhere, cut_words, named_elsewhere, visible, zh_budget_words
 from bot.slack.grammar_schedule import split_schedule
@@ -324,6 +327,8 @@ def _plan(rest: list[str]) -> dict[str, Any]:
 
 
 _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
+    "read": lambda rest: {"arg": post_arg(rest)},  # "read “p-eagle”", "read it" (QA round 12)
+    "unread": lambda rest: {"arg": post_arg(rest)},
     "next": lambda rest: {"arg": _next_topic(" ".join(rest))},
     "lang": lambda rest: {"arg": LANG_WORDS.get(" ".join(rest).casefold(), " ".join(rest).casefold())},
     "dm": lambda rest: _dm(zh_budget_words(rest)),
@@ -342,9 +347,12 @@ _ZH_DM = r"\s*(?:我的)?(?:每周)?私信\s*"
 
 # fmt: off
 _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), r) for p, r in (
+    (r"^mark\s+(?:(?:it|this|that)(?:\s+one)?\s+)?(?:as\s+)?(read|unread|done)[.!。！]*$", r"\1"),  # which post?
+    (r"^i(?:['’]ve|\s+have)?\s+(?:just\s+|already\s+)?(?:read|finished)(?:\s+reading)?[.!。！]*$", "read"),
+    (r"^我(?:已经|刚|刚刚)?(?:读完了|读完|读过了|读过|看完了|看完)(?:了|啦|啊)?[.!。！]*$", "read"),  # 我读完了
     (r"^mark\s+(?:as\s+)?(read|unread)\s+(.+)$", r"\1 \2"),
     (rf"^mark\s+{_ONE_ARG}\s+(?:as\s+)?(read|unread)$", r"\2 \1"),
-    (rf"^i(?:'ve|\s+have)?\s+(?:just\s+)?(?:read|finished)\s+{_ONE_ARG}$", r"read \1"),
+    (rf"^i(?:['’]ve|\s+have)?\s+(?:just\s+|already\s+)?(?:read|finished)\s+{_ONE_ARG}$", r"read \1"),
     (r"^remind\s+me\s+(?:about\s+|of\s+|to\s+read\s+)?(.+)$", r"remind \1"),
     (rf"^(?:stop|turn\s+off|disable|no\s+more)\s+{_THE_DM}$", "dm off"),
     (rf"^(?:stop|turn\s+off|disable|no\s+more)\s+{_THE_DM}\s+for\s+(.+)$", r"dm pause \1"),  # a while: a pause
@@ -356,6 +364,8 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (r"^(\d{1,4})\s*(?:m|min|mins|minutes?)\s+(?:a|per|each|every)\s+week$", r"plan \1m"),
     (r"^(?:标记|标为|标记为)\s*(\S+?)\s*(?:为)?已读$", r"read \1"),
     (r"^我(?:已经)?(?:读完了|读完|读过了|读过|看完了|看完)\s*(\S+)$", r"read \1"),
+    (rf"^(?:(?P<s>{ZH_SPAN}|明早|明晚)|(?P<d>{ZH_DAY}|明早|明晚)?\s*(?P<t>{ZH_TIME}))\s*提醒\s*我(?!们)\s*",
+     r"提醒 \g<s> \g<d> \g<t> "),  # "半小时后提醒我", "明天上午9点提醒我读 p-eagle": the time first (QA round 12)
     (rf"^({ZH_DAY})\s*提醒\s*我(?!们)\s*", r"提醒 \1 "),  # "明天提醒我读 p-eagle": the day first
     (r"^提醒\s*我(?!们)\s*", "提醒 "),  # "提醒 我 明天 …" too: 我 is no part of the post's words
     (rf"^(?:关闭|关掉|停止){_ZH_DM}(.*)$", r"dm off \1"),  # each with what follows (QA: `暂停私信 两周`

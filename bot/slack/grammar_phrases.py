@@ -162,6 +162,40 @@ OWN_NAME = re.compile(r"^(?:/?vllm-path(?:\s+|$))+", re.IGNORECASE)
 """The command's own name typed in its text (``/vllm-path /vllm-path spec``, ``vllm-path help``)."""
 ZH_DAY = r"明天|后天|(?:下|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|下周|下星期|\d{1,3}天后|\d{1,2}月\d{1,2}[日号]"
 """A Chinese day typed before 提醒我 (``明天提醒我读 p-eagle``)."""
+ZH_TIME = (
+    r"(?:上午|下午|晚上|早上|早晨|中午|傍晚)?\d{1,2}(?:点半|点\d{1,2}分?|点钟?)|\d{1,2}[:：]\d{2}"
+    r"|上午|下午|晚上|早上|早晨|中午|傍晚"
+)
+"""A Chinese time of day typed before 提醒我, maybe after a day (``明天上午9点提醒我``)."""
+ZH_SPAN = (
+    r"(?:过)?(?:\d{1,4}|[一二两三四五六七八九十几半]{1,3})(?:个)?(?:半)?(?:小时|钟头|分钟)(?:后|以后|之后)"
+    r"|(?:过)?(?:\d{1,3}|[一两二三四五六七八九十])(?:天|周|个星期|星期|个礼拜)(?:后|以后|之后)|过(?:一|两|二|三|几)天"
+)
+"""A Chinese span from now typed before 提醒我 (``半小时后提醒我``, ``2小时后提醒我``, ``一周后提醒我``)."""
+
+PRONOUN_POST = re.compile(
+    r"^(?:it|this|that|them|these|those|this\s+one|that\s+one|the\s+one|one"
+    r"|(?:the\s+)?(?:first|second|third|last|top|latest|previous|1st|2nd|3rd)(?:\s+(?:one|post|article|result|link))?"
+    r"|(?:this|that|the)\s+(?:post|article|link|blog\s+post)|all\s+of\s+(?:them|these|those)"
+    r"|它|这篇|那篇|这一篇|那一篇|这个|那个|第[一二三四五1-5]篇|上一篇|刚才那篇|刚刚那篇|这篇文章|那篇文章)"
+    r"(?:\s*(?:了|啦|as\s+read|as\s+done|already|now|too|please|pls))?\s*[.!。！]*$",
+    re.IGNORECASE,
+)
+"""What a reader types for "the post I mean" without naming it (``read it``, ``I've read it``, ``read
+the first one``, ``已读 这篇``): the read command asks which post (QA round 12: "it" was searched),
+never guessing one (marking the wrong post is worse than asking)."""
+
+QUOTES = "\"'“”‘’„‚«»「」『』`"
+"""Quotes typed around a post id (``read “p-eagle”``), left out (QA round 12)."""
+
+
+def post_arg(rest: list[str]) -> str:
+    """The post a ``read`` / ``unread`` names: each word without the :data:`QUOTES` typed around it
+    (``read “p-eagle”``); ``""`` (the command asks which post) for words that only point at one
+    (``read it``, ``read the first one``: :data:`PRONOUN_POST`; QA round 12)."""
+    text = " ".join(w for w in (w.strip(QUOTES) for w in rest) if w)
+    return "" if PRONOUN_POST.match(text) else text
+
 
 GREETING_LEAD = re.compile(  # before a command ("hey, what's next?", "你好，推测解码"): read what follows
     r"^(?:(?:hi|hello|hey) there|good (?:morning|afternoon|evening)|hi|hello|hey|yo|thanks|thank you|thx"

@@ -57,12 +57,18 @@ def test_follow_prefix_guesses_no_track_that_is_not_its_posts(slack):
 
 def test_two_tracks_side_by_side_show_where_each_starts(slack):
     reply = _text(slack, "quantization vs speculative decoding")
-    assert "are two tracks" in reply and "`/vllm-path quant`" in reply and "`/vllm-path spec`" in reply, reply
+    assert "are separate tracks" in reply and "`/vllm-path quant`" in reply and "`/vllm-path spec`" in reply, reply
     assert "Quantization*: 0 of" in reply and "Speculative decoding*: 0 of" in reply, reply
     # one subject, or a word that is no track: the search as before
     assert "redhat-vllm-vs-sglang" in _text(slack, "vllm vs sglang")
+    # QA round 12: framed, three at once, no spaces around 和, a trailing 的区别
+    assert "`/vllm-path pd`" in _text(slack, "compare spec and pd")
+    three = _text(slack, "spec vs pd vs quant")
+    assert all(f"`/vllm-path {tid}`" in three for tid in ("spec", "pd", "quant")), three
     slack.ask("lang zh")
-    assert "是两个主题" in _text(slack, "spec 还是 quant")
+    assert "是不同的主题" in _text(slack, "spec 还是 quant")
+    assert "是不同的主题" in _text(slack, "spec和pd")
+    assert "是不同的主题" in _text(slack, "推测解码和量化的区别")
 
 
 def test_an_unknown_articles_link_finds_the_posts_on_its_words(slack):
@@ -71,5 +77,15 @@ def test_an_unknown_articles_link_finds_the_posts_on_its_words(slack):
     reply = _text(slack, url)
     assert "no post of the catalog" in reply and "redhat-vllm-vs-sglang" in reply, reply
     assert "none of it is on that" not in _text(slack, "https://docs.vllm.ai/en/latest/features/spec_decode.html")
-    refused = _text(slack, "https://example.com/blog/index.html")  # no words to go by: refused as before
-    assert "none of it is on that" in refused, refused
+    refused = _text(slack, "https://example.com/blog/index.html")  # no words to go by: no post of ours
+    assert "no post of the catalog" in refused and "none of it is on that" not in refused, refused
+    # QA round 12: a vLLM pull request is no off-topic question either; a post's link is headed as the post
+    assert "no post of the catalog" in _text(slack, "https://github.com/vllm-project/vllm/pull/12345")
+    known = _text(slack, "https://vllm-project.github.io/2026/03/13/p-eagle.html?utm_source=x#results")
+    assert "The post at that link" in known and "utm_source" not in known.split("\n")[0], known
+
+
+def test_follow_a_word_whose_posts_are_spread_names_their_tracks(slack):
+    reply = _text(slack, "follow prefix caching")  # QA round 12: only the list of every track
+    assert "several tracks" in reply and "`/vllm-path search prefix caching`" in reply, reply
+    assert "You now follow" not in reply, reply

@@ -21,6 +21,15 @@ def test_text_without_a_space_near_the_limit_is_cut_where_it_must_be():
     assert truncate("a " + "b" * 50, 20) == "a " + "b" * 17 + "…"  # the only space is too early: no "a…"
 
 
+def test_text_is_cut_after_a_whole_sentence_in_the_second_half():
+    text = "P-EAGLE drafts every token of a step at once. An example trains in about 50 minutes on four H100s."
+    assert truncate(text, 70) == "P-EAGLE drafts every token of a step at once. …"
+    assert truncate("推测解码让小模型先起草。再由大模型验证全部草稿，输出完全一致。", 20) == "推测解码让小模型先起草。…"
+    assert truncate("vLLM v0.6.0 improves throughput 2.7x and latency 5x over v0.5.3", 40) == (
+        "vLLM v0.6.0 improves throughput 2.7x…"  # no sentence ends at "v0.": a word end
+    )
+
+
 def test_text_that_fits_is_unchanged():
     assert truncate("short text", 10) == "short text"
 

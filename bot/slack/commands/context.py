@@ -175,9 +175,9 @@ class Finder:
         return self._loaded.matcher.search(text, limit=limit, offset=offset)
 
     def exact_post_ids(self, words: list[str]) -> list[str] | None:
-        """The posts ``words`` name when each is a post id or former id (case-folded), in order
-        without repeats; else (or for no words) ``None``."""
-        ids = [self.catalog.resolve_post_id(w.strip("`,").casefold()) for w in words]
+        """The posts ``words`` name when each is a post id or former id (case-folded, without
+        quotes or backticks around it: ``“p-eagle”``), in order without repeats; else (or for no words) ``None``."""
+        ids = [self.catalog.resolve_post_id(w.strip("`,\"'“”‘’").casefold()) for w in words]
         return list(dict.fromkeys(i for i in ids if i)) if words and all(ids) else None
 
     def resolve_posts(self, text: str) -> tuple[list[str], SearchResult | None]:

@@ -88,11 +88,19 @@ def posts_track(ctx: Context, text: str, command: str = "") -> Mrkdwn | None:
         return None
     result = ctx.find.posts(text, limit=5)
     tid = result.leading_track
-    if result.confidence != "confident" or tid is None or not ctx.catalog.has_track(tid):
+    if result.confidence != "confident" or not result.results:
         return None
-    if sum(tid in match.tracks for match in result.results) < 3:
-        return None
-    name, shown = views.track_name(ctx.catalog, tid, ctx.lang), truncate(text, 100)
+    if tid is None or not ctx.catalog.has_track(tid):
+        tid = ""  # two tracks lead alike: spread
+    shown = truncate(text, 100)
+    if sum(tid in match.tracks for match in result.results) < 3:  # spread: the tracks, and the search
+        held = Counter(t for match in result.results for t in match.tracks if ctx.catalog.has_track(t))
+        tracks = [t for t, n in held.most_common(3) if n >= 2]
+        if len(tracks) < 2:
+            return None
+        items = track_items(ctx, tracks)
+        return t("track.posts_spread", ctx.lang, query=shown, tracks=items, search=truncate(" ".join(text.split()), 60))
+    name = views.track_name(ctx.catalog, tid, ctx.lang)
     return t("track.posts_in", ctx.lang, query=shown, track=name, track_id=f"{command} {tid}" if command else tid)
 
 
@@ -119,9 +127,13 @@ def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -
     otherwise search results (:func:`search`)."""
     asked = TRACK_QUESTION.match(text.strip())
     if (pair := _two_tracks(ctx, text)) is not None:  # "quantization vs speculative decoding": both paths
-        first, second = (views.track_name(ctx.catalog, tid, ctx.lang) for tid in pair)
-        said = t("search.two_tracks", ctx.lang, first=first, second=second, first_id=pair[0], second_id=pair[1])
-        return next_reads(ctx, notice=said, track_ids=list(pair))
+        names = join_list(
+            [Mrkdwn("*{}*").format(views.track_name(ctx.catalog, tid, ctx.lang)) for tid in pair], ctx.lang
+        )
+        ids = join_list([Mrkdwn("`/vllm-path {}`").format(tid) for tid in pair], ctx.lang)
+        return next_reads(
+            ctx, notice=t("search.side_by_side", ctx.lang, tracks=names, commands=ids), track_ids=list(pair)
+        )
     if "." in text and (link := ctx.find.link(text)) is not None:
         if link.status == "post":
             return search(ctx, text, notice=notice, offset=offset)  # a post's link: that post, whatever its words
@@ -149,20 +161,30 @@ def _slug_words(url: str) -> str:
     return " ".join(words) if len(words) >= 2 else ""
 
 
-_VERSUS = re.compile(
-    r"^\s*(?P<a>.+?)\s+(?:vs\.?|versus|or|and|对比|和|与|还是|或)\s+(?P<b>.+?)\s*[?？]*\s*$", re.IGNORECASE
+_VERSUS = re.compile(r"\s+(?:vs\.?|versus|or|and|with)\s+|\s*(?:对比|和|与|跟|还是|或)\s*", re.IGNORECASE)
+"""What sets subjects side by side (``quantization vs speculative decoding``, ``spec和pd``)."""
+
+_VERSUS_FRAME = re.compile(
+    r"^\s*(?:compare|comparing|difference\s+between|diff\s+between|对比|比较)\s+"
+    r"|\s*(?:的区别|有什么区别|有啥区别|区别是什么|区别|哪个好|哪个更好|which\s+is\s+better|which\s+one)?\s*[?？]*\s*$",
+    re.IGNORECASE,
 )
-"""Two subjects set side by side (``quantization vs speculative decoding``, ``pd 还是 spec``)."""
+"""Words that only frame a comparison (``compare X and Y``, ``X和Y的区别``, ``X vs Y which is better``)."""
 
 
-def _two_tracks(ctx: Context, text: str) -> tuple[str, str] | None:
-    """The two tracks ``text`` sets side by side when each side names one (:data:`_VERSUS`,
-    :meth:`~bot.slack.commands.context.Finder.track`) and they differ (QA round 10: ``quantization
-    vs speculative decoding`` listed two speculative-decoding posts); else None."""
-    if (found := _VERSUS.match(text)) is None:
+def _two_tracks(ctx: Context, text: str) -> tuple[str, ...] | None:
+    """The tracks (two to four, all different) ``text`` sets side by side when each of its parts
+    names one (:data:`_VERSUS`, the frame :data:`_VERSUS_FRAME` dropped;
+    :meth:`~bot.slack.commands.context.Finder.track`: a typo or an alias counts) (QA rounds 10 and
+    12: ``quantization vs speculative decoding`` listed two speculative-decoding posts, ``spec vs pd
+    vs quant`` five); else None."""
+    parts = [p for p in _VERSUS.split(_VERSUS_FRAME.sub("", text)) if p.strip()]
+    if not 2 <= len(parts) <= 4:
         return None
-    first, second = ctx.find.track(found["a"]), ctx.find.track(found["b"])
-    return (first, second) if first and second and first != second else None
+    tracks = [ctx.find.track(p.strip()) for p in parts]
+    if any(tid is None for tid in tracks) or len(set(tracks)) != len(tracks):
+        return None
+    return tuple(tid for tid in tracks if tid is not None)
 
 
 def search(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:

@@ -44,6 +44,8 @@ def search_reply(
         return _no_results(catalog, result, shown_query, lang, blocks, suggestion)
     ids = ActionIds()
     closest = header is None and result.confidence == "closest"
+    if header is None and result.link is not None and result.link.status == "post":  # QA round 12
+        header = t("search.link_post", lang)  # not "posts matching “https://…?utm_…”"
     title = header or t("search.closest" if closest else "search.header", lang, query=shown_query)
     blocks.append(section(Mrkdwn("*{}*").format(title)))
     if result.track is not None:
@@ -75,7 +77,7 @@ def _no_results(
     catalog: Catalog, result: SearchResult, shown_query: str, lang: str, blocks: list[Json], suggestion: str | None
 ) -> Reply:
     """The reply to a search with no results (see :func:`search_reply`), after ``blocks``."""
-    if (link := result.link) is not None and link.status in ("unknown", "home"):
+    if (link := result.link) is not None and link.status in ("unknown", "home", "foreign"):
         blocks.append(section(t(f"search.{link.status}_link", lang, url=truncate(link.url, 300))))
     elif not shown_query or result.hint:
         blocks.append(section(t("search.empty", lang)))
