@@ -98,6 +98,10 @@ DEFAULT_SETS = (
     "problems-zh-i.tsv",
     "topics-i.tsv",
     "offtopic-i.tsv",
+    "problems-en-j.tsv",
+    "problems-zh-j.tsv",
+    "topics-j.tsv",
+    "offtopic-j.tsv",
     "definitions-dev.tsv",
 )
 """Every set, ``tests/data`` (or ``../shared/eval`` for the shared ones). The ``*-dev`` sets of issue

@@ -353,6 +353,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (r"^mark\s+(?:as\s+)?(read|unread)\s+(.+)$", r"\1 \2"),
     (rf"^mark\s+{_ONE_ARG}\s+(?:as\s+)?(read|unread)$", r"\2 \1"),
     (rf"^i(?:['’]ve|\s+have)?\s+(?:just\s+|already\s+)?(?:read|finished)\s+{_ONE_ARG}$", r"read \1"),
+    (r"^remind\s+me(?:\s+(?:to\s+read|about\s+it|of\s+it|later))?[.!。！]*$", "remind"),  # as `remind` alone
     (r"^remind\s+me\s+(?:about\s+|of\s+|to\s+read\s+)?(.+)$", r"remind \1"),
     (rf"^(?:stop|turn\s+off|disable|no\s+more)\s+{_THE_DM}$", "dm off"),
     (rf"^(?:stop|turn\s+off|disable|no\s+more)\s+{_THE_DM}\s+for\s+(.+)$", r"dm pause \1"),  # a while: a pause

@@ -118,3 +118,13 @@ def test_a_post_id_in_quotes_is_reminded_of(slack, runtime):
     reply = _text(slack, "remind “p-eagle” tomorrow")
     assert "Which post" not in reply and "not sure" not in reply, reply
     assert _set(runtime) == [("p-eagle", _tomorrow(), 9)]
+
+
+@pytest.mark.parametrize("typed", ["remind me", "remind me to read", "remind me later"])
+def test_remind_me_alone_is_remind_alone(slack, runtime, typed):
+    # it searched for a post named "me" ("No post matches “me”, so no reminder was set")
+    slack.ask("follow spec")
+    reply = _text(slack, typed)
+    assert "No post matches" not in reply and "I will remind you of" in reply, reply
+    step = paths.track_state(runtime.holder.catalog, "spec", set()).next
+    assert step is not None and [r[0] for r in _set(runtime)] == [step.post_id]

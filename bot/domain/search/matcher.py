@@ -252,10 +252,10 @@ class Matcher(FitIndex):
             ranked = in_track_first(ranked, contained.track_id, self._catalog.tracks_of, self._post_ids)
         ranked = self._fit(self._explainers_and_launches(ranked, units, topicality), topicality)  # fit.py
         told = self._telling_terms(topicality)
-        asked = (lambda doc: sum(self._holds(doc, t) for t in told) >= 3) if len(told) >= 3 else None
+        held = (lambda doc: sum(self._holds(doc, t) for t in told)) if len(told) >= 3 else None
         ranked = id_first(
             self._doc_of_id.get(text.strip().lower()),
-            linked_first(answered_first(self._answer_keys.get(answer_key, ()), ranked), self._linked, asked),
+            linked_first(answered_first(self._answer_keys.get(answer_key, ()), ranked), self._linked, held, len(told)),
         )
         if not ranked:
             return SearchResult(query, track, (), None, topic=topic is not None)
@@ -264,6 +264,8 @@ class Matcher(FitIndex):
         if named is None and topic is None and self._tool_unanswered(good[0][1], topicality):  # another tool
             return SearchResult(query, None, (), None, known=topicality.words or None)
         confidence = self._confidence(good[0], topicality)
+        if confidence == "closest" and topicality.beside_tool:  # `pytorch dataloader … on windows`
+            return SearchResult(query, None, (), None, known=topicality.words or None)
         terms = self._telling_terms(topicality)
         if newest:  # "latest eagle": the posts on it newest first
             good = newest_first(

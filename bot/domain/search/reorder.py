@@ -101,20 +101,25 @@ def answered_first(docs: Sequence[int], ranked: list[Ranked]) -> list[Ranked]:
 
 
 def linked_first(
-    good: list[Ranked], linked: Sequence[bool], asked: Callable[[int], bool] | None = None
+    good: list[Ranked], linked: Sequence[bool], held: Callable[[int], int] | None = None, told: int = 0
 ) -> list[Ranked]:
     """``good`` with each post without a link (``linked[doc]`` false) scored
     :data:`~bot.domain.search.weights.UNLINKED_PENALTY` points lower (the score it is ranked and
-    shown by), or :data:`~bot.domain.search.weights.ASKED_UNLINKED_PENALTY` when ``asked(doc)``
-    says the question is about that post (it holds three or more of its telling terms), best first."""
+    shown by). ``held(doc)``: how many of the question's ``told`` telling terms (three or more) a
+    post holds: an unlinked post holding three or more is scored
+    :data:`~bot.domain.search.weights.ASKED_UNLINKED_PENALTY` lower, and one holding them all when
+    no linked post does is not lowered (the question is about it: holdout rounds i and j). Best first."""
     if all(linked[r[1]] for r in good):
         return good
+    full = held is not None and any(linked[r[1]] and held(r[1]) >= told for r in good)
 
-    def lowered(r: Ranked) -> Ranked:
-        cut = ASKED_UNLINKED_PENALTY if asked is not None and asked(r[1]) else UNLINKED_PENALTY
-        return r if linked[r[1]] else (r[0] - cut, *r[1:])
+    def cut(doc: int) -> float:
+        n = held(doc) if held is not None else 0
+        if n < 3:
+            return UNLINKED_PENALTY
+        return ASKED_UNLINKED_PENALTY if full or n < told else 0.0
 
-    return sorted(map(lowered, good), key=lambda r: -r[0])
+    return sorted(((r if linked[r[1]] else (r[0] - cut(r[1]), *r[1:])) for r in good), key=lambda r: -r[0])
 
 
 def id_first(doc: int | None, ranked: list[Ranked]) -> list[Ranked]:

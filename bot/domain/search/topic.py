@@ -89,12 +89,14 @@ class Topicality(NamedTuple):
     one of them (no other word beside them), ``tools`` the names of other tools that some post
     mentions (``onnx``, ``linux``, ``helm``) when the query names no term most posts hold (``vllm``):
     such a question is about that tool unless a post answers it, tool and all
-    (:meth:`TopicIndex._tool_unanswered`)."""
+    (:meth:`TopicIndex._tool_unanswered`); ``beside_tool`` whether it names another tool no post
+    mentions without naming vLLM (only a confident answer is shown then: holdout round j)."""
 
     terms: tuple[Term, ...]
     score: float
     bare: bool
     tools: tuple[Term, ...] = ()
+    beside_tool: bool = False
 
     @property
     def on_topic(self) -> bool:
@@ -209,7 +211,8 @@ class TopicIndex(TrackIndex):
         )
         if other_tool and own < ON_TOPIC_BESIDE_TOOL:
             score = min(score, ON_TOPIC / 2)  # about the other tool: at most one shared term's worth
-        return Topicality(tuple(terms.values()), score, content > 0 and covered == content, tuple(mentioned))
+        bare = content > 0 and covered == content
+        return Topicality(tuple(terms.values()), score, bare, tuple(mentioned), other_tool and not vllm_named)
 
     def _holds_track_name(self, contained: TrackMatch | None) -> bool:
         """Whether a track name the query holds (:meth:`_track_in`) is of two words or more

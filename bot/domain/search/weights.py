@@ -21,7 +21,9 @@ ASKED_UNLINKED_PENALTY = 5.0
 """:data:`UNLINKED_PENALTY` for a post without a link that holds three or more of the question's
 telling terms: the question is about it (holdout round i, 2026-12-07: questions about the newest
 posts, which have no link yet, found them second or third behind linked posts on the same subject;
-a general symptom, ``my ttft is too high``, still leads with a post one can open)."""
+a general symptom, ``my ttft is too high``, still leads with a post one can open). One holding all
+of them, three or more, when no linked post does, is not lowered at all (holdout round j: a question
+about the unlinked bitwise-consistent RL post naming Nemotron found the Nemotron launch first)."""
 
 MAX_TOTAL = 100
 """At most this many good matches are counted and paged through."""
