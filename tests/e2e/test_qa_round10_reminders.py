@@ -8,22 +8,18 @@ read (as ``next`` picks it)."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import date, timedelta
 
 import pytest
 
 from bot.domain import paths
-from bot.domain.reminder_day import local_today
-from tests.e2e.helpers import TEAM, USER, reply_text, zoned_standin_fixture
+from tests.e2e.helpers import reply_text, zoned_standin_fixture
+from tests.e2e.reminder_days import ZONE
+from tests.e2e.reminder_days import pending as _set
+from tests.e2e.reminder_days import today as _today
 
-ZONE = "Europe/Berlin"
 standin = zoned_standin_fixture(ZONE)
 _text = reply_text
-
-
-def _today() -> date:
-    return local_today(datetime.now(UTC), ZONE)
 
 
 def _friday() -> date:
@@ -34,15 +30,6 @@ def _friday() -> date:
 def _monday() -> date:
     today = _today()
     return today + timedelta(days=(0 - today.weekday()) % 7 or 7)
-
-
-def _set(runtime) -> list[tuple[str, date, int]]:
-    """The pending reminders as (post, local day, local hour)."""
-    out = []
-    for r in runtime.store.reminders(TEAM, USER):
-        local = r.due_at.astimezone(ZoneInfo(ZONE))
-        out.append((r.post_id, local.date(), local.hour))
-    return out
 
 
 @pytest.mark.parametrize(

@@ -7,37 +7,22 @@ quotes (``read “p-eagle”``) is that post (it was refused as unclear)."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import date, timedelta
 
 import pytest
 
 from bot.domain import paths
-from bot.domain.reminder_day import REMIND_AT, local_today
-from tests.e2e.helpers import TEAM, USER, reply_text, zoned_standin_fixture
+from tests.e2e.helpers import reply_text, zoned_standin_fixture
+from tests.e2e.reminder_days import ZONE, today
+from tests.e2e.reminder_days import next_nine as _next_nine
+from tests.e2e.reminder_days import pending as _set
 
-ZONE = "Europe/Berlin"
 standin = zoned_standin_fixture(ZONE)
 _text = reply_text
 
 
 def _tomorrow() -> date:
-    return local_today(datetime.now(UTC), ZONE) + timedelta(days=1)
-
-
-def _next_nine() -> date:
-    """The day of the next 09:00 in the reader's zone: today's while it is still before 09:00."""
-    local = datetime.now(UTC).astimezone(ZoneInfo(ZONE))
-    return local.date() if local.time() < REMIND_AT else local.date() + timedelta(days=1)
-
-
-def _set(runtime) -> list[tuple[str, date, int]]:
-    """The pending reminders as (post, local day, local hour)."""
-    out = []
-    for r in runtime.store.reminders(TEAM, USER):
-        local = r.due_at.astimezone(ZoneInfo(ZONE))
-        out.append((r.post_id, local.date(), local.hour))
-    return out
+    return today() + timedelta(days=1)
 
 
 @pytest.mark.parametrize(

@@ -43,6 +43,11 @@ _NUMBER_FORMAT_RE = re.compile(r"(?<![\w-])(fp|int|uint|bf|nvfp|mxfp)-(\d{1,2})(
 posts write it (``fp8``; QA round 10: ``fp-8`` found nothing)."""
 
 
+def _join_formats(text: str) -> str:
+    """``text`` with each number format written with a hyphen joined (:data:`_NUMBER_FORMAT_RE`)."""
+    return _NUMBER_FORMAT_RE.sub(r"\1\2", text) if "-" in text else text
+
+
 def normalize(text: str) -> str:
     """The preprocessing of every query and indexed text: :func:`bot.domain.text.fold`, then only
     runs of letters/digits and runs of CJK characters are kept, joined by one space (``""`` when
@@ -51,15 +56,13 @@ def normalize(text: str) -> str:
     (:data:`_NUMBER_FORMAT_RE`)."""
     if not text:
         return ""
-    if "-" in text:
-        text = _NUMBER_FORMAT_RE.sub(r"\1\2", text)
+    text = _join_formats(text)
     return " ".join(_TOKEN_RE.findall(fold(text).translate(_TRADITIONAL)))
 
 
 def _normalize_text(text: str) -> str:
     """:func:`normalize` for catalog text (titles): no Slack markup to decode, so it skips that."""
-    if "-" in text:
-        text = _NUMBER_FORMAT_RE.sub(r"\1\2", text)
+    text = _join_formats(text)
     if text.isascii():  # NFKC and casefold are lower() here; words are [a-z0-9]+
         return " ".join(_ASCII_WORD_RE.findall(text.lower()))
     return " ".join(_TOKEN_RE.findall(_fold_text(text)))
@@ -94,8 +97,7 @@ def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] |
     pairs; CJK bigrams. Adds the Latin words to ``surface`` and the CJK runs to ``cjk_runs``."""
     if not text:
         return []
-    if "-" in text:
-        text = _NUMBER_FORMAT_RE.sub(r"\1\2", text)
+    text = _join_formats(text)
     if text.isascii():  # NFKC and casefold are lower() here; words are [a-z0-9]+
         lowered = text.lower()
         if not joins:

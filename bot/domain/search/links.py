@@ -92,6 +92,21 @@ def split_url(text: str, hosts: frozenset[str] = frozenset()) -> tuple[str, str,
     return url, host, parts.path or "/", has_scheme
 
 
+_SLUG_SPLIT = re.compile(r"[-_+.]+")
+_PAGE_SUFFIX_RE = re.compile(r"\.(?:html?|md|php|aspx?)$", re.IGNORECASE)
+
+
+def slug_words(url: str) -> str:
+    """The words of a link's last path segment (``…/vllm-vs-sglang-choosing-right-engine?utm…`` →
+    ``vllm vs sglang choosing right engine``), numbers left out; ``""`` for fewer than two words
+    (``/blog/``, ``index.html``, an id): an article the catalog knows under another address is found
+    by them (QA round 11)."""
+    path = urlsplit(url if "://" in url else "https://" + url).path.rstrip("/")
+    last = _PAGE_SUFFIX_RE.sub("", unquote(path.rsplit("/", 1)[-1]))
+    words = [w for w in _SLUG_SPLIT.split(last) if w and not w.isdigit()]
+    return " ".join(words) if len(words) >= 2 else ""
+
+
 def source_file_name(post: Post) -> str | None:
     """The post's file in the blog source, without folder: ``"2024-10-17-spec-decode.md"``.
 

@@ -266,7 +266,7 @@ class Matcher(FitIndex):
         confidence = self._confidence(good[0], topicality)
         if confidence == "closest" and topicality.beside_tool:  # `pytorch dataloader … on windows`
             return SearchResult(query, None, (), None, known=topicality.words or None)
-        terms = self._telling_terms(topicality)
+        terms = told
         if newest:  # "latest eagle": the posts on it newest first
             good = newest_first(
                 good, self._catalog, self._post_ids, lambda d: not terms or self._answers_terms(d, terms)

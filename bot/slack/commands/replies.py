@@ -13,6 +13,7 @@ from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post
 from bot.domain.search import PostMatch, SearchResult
+from bot.domain.search.links import slug_words
 from bot.slack import grammar
 from bot.slack.commands.context import Context
 from bot.slack.commands.plan import track_path_line
@@ -137,28 +138,13 @@ def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -
     if "." in text and (link := ctx.find.link(text)) is not None:
         if link.status == "post":
             return search(ctx, text, notice=notice, offset=offset)  # a post's link: that post, whatever its words
-        if link.status == "foreign" and (words := _slug_words(link.url)) and ctx.find.posts(words, limit=1).results:
+        if link.status == "foreign" and (words := slug_words(link.url)) and ctx.find.posts(words, limit=1).results:
             said = t("search.link_words", ctx.lang, words=truncate(words, 100))  # an article we do not know
             return search(ctx, words, notice=notice or said, offset=offset)
     track_id = ctx.find.track(text) or ctx.find.topic(text) or (ctx.find.track(asked["t"]) if asked else None)
     if track_id is not None:
         return track_view(ctx, track_id, notice=notice)
     return search(ctx, text, notice=notice, offset=offset)
-
-
-_SLUG_SPLIT = re.compile(r"[-_+.]+")
-
-
-def _slug_words(url: str) -> str:
-    """The words of a link's last path segment (``…/vllm-vs-sglang-choosing-right-engine?utm…`` →
-    ``vllm vs sglang choosing right engine``); ``""`` for fewer than two words (``/blog/``,
-    ``index.html``, an id): QA round 11, an article the catalog knows by its summary page only."""
-    from urllib.parse import unquote, urlsplit
-
-    path = urlsplit(url if "://" in url else "https://" + url).path.rstrip("/")
-    last = re.sub(r"\.(?:html?|md|php|aspx?)$", "", unquote(path.rsplit("/", 1)[-1]), flags=re.IGNORECASE)
-    words = [w for w in _SLUG_SPLIT.split(last) if w and not w.isdigit()]
-    return " ".join(words) if len(words) >= 2 else ""
 
 
 _VERSUS = re.compile(r"\s+(?:vs\.?|versus|or|and|with)\s+|\s*(?:对比|和|与|跟|还是|或)\s*", re.IGNORECASE)
@@ -179,8 +165,8 @@ def _two_tracks(ctx: Context, text: str) -> tuple[str, ...] | None:
     12: ``quantization vs speculative decoding`` listed two speculative-decoding posts, ``spec vs pd
     vs quant`` five); else None."""
     parts = [p for p in _VERSUS.split(_VERSUS_FRAME.sub("", text)) if p.strip()]
-    if not 2 <= len(parts) <= 4:
-        return None
+    if not 2 <= len(parts) <= 4 or any(len(p.split()) > 4 for p in parts):
+        return None  # a track is named in a few words: a sentence around "and" is no comparison
     tracks = [ctx.find.track(p.strip()) for p in parts]
     if any(tid is None for tid in tracks) or len(set(tracks)) != len(tracks):
         return None
