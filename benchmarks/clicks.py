@@ -190,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             cpu_per_request(ours, makers[args.profile](), befores[args.profile])  # warm-up
             profiler = cProfile.Profile(time.thread_time)
             profiler.runcall(cpu_per_request, ours, makers[args.profile](), befores[args.profile])
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(int(os.environ.get("PROFILE_LINES", "40")))
+            stats = pstats.Stats(profiler).sort_stats(os.environ.get("PROFILE_SORT", "cumulative"))
+            stats.print_stats(int(os.environ.get("PROFILE_LINES", "40")))
             runtime.store.close()
             return 0
         load = os.getloadavg()

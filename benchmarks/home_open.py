@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
                 profiler.enable()
                 ours.dispatch(req)
                 profiler.disable()
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(int(os.environ.get("PROFILE_LINES", "40")))
+            stats = pstats.Stats(profiler).sort_stats(os.environ.get("PROFILE_SORT", "cumulative"))
+            stats.print_stats(int(os.environ.get("PROFILE_LINES", "40")))
             runtime.store.close()
             return 0
         load = os.getloadavg()

@@ -180,10 +180,20 @@ def with_former_ids(catalog: Catalog, post_ids: Iterable[str]) -> list[str]:
 # --- essential path, further reading, finishing ---------------------------------------------------
 
 
+_essentials_kept: PerCatalog[tuple[str, ...]] = PerCatalog()
+
+
 def essentials(catalog: Catalog, track_id: str) -> tuple[str, ...]:
     """The post ids of a track's essential path in reading order: the steps marked ``essential``,
     or for a track marking none the linked steps in order within the essential path's limits
-    (:mod:`bot.domain.budget`), at least one. Raises ``KeyError`` for an unknown track."""
+    (:mod:`bot.domain.budget`), at least one. Raises ``KeyError`` for an unknown track. Computed once
+    a catalog and kept with it (App Home asks it of every track: 11% of an open's CPU,
+    ``benchmarks/home_open.py``)."""
+    return _essentials_kept.get(catalog, track_id, lambda: _essentials(catalog, track_id))
+
+
+def _essentials(catalog: Catalog, track_id: str) -> tuple[str, ...]:
+    """:func:`essentials`, computed."""
     order = catalog.order(track_id)
     if named := set(catalog.track(track_id).essentials):
         return tuple(p for p in order if p in named)
@@ -439,7 +449,7 @@ def started_tracks(catalog: Catalog, read: Collection[str]) -> tuple[str, ...]:
     in three tracks), unless no track is started so: then the one track holding most of the posts
     read (ties: catalog order); ``()`` when no post read is on a path."""
     done = _resolve(catalog, read)
-    started = tuple(tr.id for tr in catalog.tracks if any(p in done for p in essentials(catalog, tr.id)))
+    started = tuple(tr.id for tr in catalog.tracks if not done.isdisjoint(essentials(catalog, tr.id)))
     if started or not done:
         return started
     held = {tr.id: sum(1 for p in catalog.order(tr.id) if p in done) for tr in catalog.tracks}

@@ -350,3 +350,18 @@ def test_a_post_id_written_with_another_dash_or_in_capitals_names_its_post(writt
     catalog = load_catalog(REPO / "catalog")
     assert catalog.resolve_post_id(written) == "p-eagle"
     assert catalog.resolve_post_id("p eagle") is None and catalog.resolve_post_id("p--eagle") is None
+
+
+def test_the_essential_path_is_kept_per_catalog_and_a_new_catalog_gets_its_own():
+    """``essentials`` is computed once a catalog (App Home asks it of every track on every open); a
+    catalog loaded again with other essential steps (a curator's accept) answers its own."""
+    from bot.domain.paths import essentials
+
+    posts = [_post("a", 1), _post("b", 2), _post("c", 3)]
+    first = build(posts, [_track("t", [Step(post="a", essential=True), Step(post="b"), Step(post="c")])])
+    second = build(posts, [_track("t", [Step(post="a"), Step(post="b", essential=True), Step(post="c")])])
+    assert essentials(first, "t") == ("a",)
+    assert essentials(second, "t") == ("b",)
+    assert essentials(first, "t") is essentials(first, "t")  # kept, not computed again
+    with pytest.raises(KeyError):
+        essentials(first, "no-such-track")
