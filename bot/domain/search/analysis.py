@@ -166,7 +166,8 @@ _COUNTED_NAME_RE = re.compile(r"(?:\d+x)?([a-z]+\d+[a-z0-9]*?)s?")
 
 def stem(word: str) -> str:
     """A light suffix stemmer for normalized Latin words: one suffix (``-ization``, ``-ing``, ``-s``
-    …) when 3+ letters remain, then a final ``e`` (``decoding``/``decode`` → ``decod``,
+    …) when 3+ letters remain (``-ing`` with an ``-iz``/``-is`` before it: ``denoising``,
+    ``denoises`` and ``denoise`` → ``deno``), then a final ``e`` (``decoding``/``decode`` → ``decod``,
     ``quantized`` → ``quant``). A word with digits keeps its letters; a hardware or model name drops
     a count before it and a plural ``s`` after it (``8xh100`` → ``h100``, ``a100s`` → ``a100``,
     ``mi300xs`` → ``mi300x``)."""
@@ -178,6 +179,8 @@ def stem(word: str) -> str:
     for suffix in _SUFFIXES_BY_LAST.get(word[-1], ()):
         if word.endswith(suffix) and len(word) - len(suffix) >= (4 if suffix == "ed" else 3):
             word = word[: -len(suffix)]
+            if suffix in ("ing", "ings") and word.endswith(("iz", "is")) and len(word) >= 5:
+                word = word[:-2]  # the -ize/-ise verb's own stem: denoising as denoise(s), quantizing as quantized
             break
     else:
         if word.endswith(("ches", "shes", "xes", "sses")) and len(word) > 5:

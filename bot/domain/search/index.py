@@ -156,7 +156,10 @@ class Index:
         self._cjk_firsts = frozenset(w[0] for w in cjk_words if len(w) > 1)
         names = [n for t in catalog.tracks for n in (t.names.zh or "", *t.aliases)]
         tags = [tag for p in catalog.posts for tag in p.tags if not tag.isascii()]
-        self._segmenter = Segmenter(cjk_words | {c for text in (*names, *tags) for c, _ in _parts(text) if c})
+        # Other things' Chinese names (量化交易, 矿卡) are cut whole: jieba's own dictionary splits them
+        # into words of ours (量化 / 交易) and a lone character (矿 / 卡), and the name is not seen.
+        others = {c for name in vocab.other_names for c, _ in _parts(name) if c}
+        self._segmenter = Segmenter(cjk_words | others | {c for text in (*names, *tags) for c, _ in _parts(text) if c})
 
         def key_of(word: str) -> tuple[str, ...]:  # a vocabulary word's unit keys (its parts read once)
             norm = " ".join(c or w for c, w in parts[word])

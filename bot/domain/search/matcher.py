@@ -51,7 +51,6 @@ from bot.domain.search.weights import (
     CONFIDENT_COVERAGE,
     EXACT_TITLE_BONUS,
     FUZZY_WEIGHT,
-    MAX_CONCEPTS,
     MAX_FUZZY_WORDS,
     MAX_RAW_CONCEPTS,
     MAX_TOTAL,
@@ -75,8 +74,8 @@ class Matcher(FitIndex):
 
     def _concepts(self, units: list[_Unit]) -> list[_Concept]:
         """The weighted concepts of the query's ``units`` that some post holds (a word found nowhere,
-        or another tool's name, ranks nothing and counts against nothing); at most the
-        :data:`MAX_CONCEPTS` rarest are kept."""
+        or another tool's name, ranks nothing and counts against nothing); at most
+        :data:`~bot.domain.search.weights.MAX_CONCEPTS`, field terms first (:meth:`TopicIndex._keep_concepts`)."""
         concepts: list[_Concept] = []
         seen: dict[tuple[_Alt, ...], _Concept] = {}
         for raw_alts, subject in self._raw_concepts(units):
@@ -86,10 +85,8 @@ class Matcher(FitIndex):
                 concept = seen[key] = self._weigh(raw_alts)
             if concept.alternatives:
                 concepts.append(concept._replace(weight=concept.weight * SUBJECT_FACTOR) if subject else concept)
-        concepts = self._cap_everyday(concepts, units)  # topic.py: "setup", "full" are no subject
-        if len(concepts) > MAX_CONCEPTS:  # a long query: keep its rarest (most telling) words
-            concepts = sorted(concepts, key=lambda c: -c.weight)[:MAX_CONCEPTS]
-        return concepts
+        # topic.py: "setup", "full" are no subject; a long query keeps its field terms, then its rarest words
+        return self._keep_concepts(self._cap_everyday(concepts, units))
 
     def _raw_concepts(self, units: list[_Unit]) -> list[tuple[list[_Alt], bool]]:
         """Per content word, or per glossary form of several words (one concept: ``first token``

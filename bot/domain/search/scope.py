@@ -10,13 +10,18 @@ It is about what the catalog covers when a term of a track is beside the trainin
 trains with or for: RL's ``rollout`` and ``GRPO``, speculative decoding's ``draft model``,
 deployment) or when it names vLLM or serving (a term most posts hold: ``can vllm train a model``,
 ``serve the model i fine-tuned``). A fine-tuned model or adapter (``fine-tuned``, ``finetunes``,
-``微调模型``) is something served: those forms are no training word.
+``微调模型``) is something served: those forms are no training word. A post on training the very
+thing the question names, holding the training word with the question's telling terms, answers it.
 """
 
 from __future__ import annotations
 
 from bot.domain.search.analysis import _Unit
 from bot.domain.search.topic import ON_TOPIC, Topicality, TopicIndex
+
+FEW_POSTS = 3
+"""A telling term held by at most this many posts names what they are about (``diffusiongemma``: the
+launch, the developer guide and one use of it), not a field many posts share (``lora``: 11)."""
 
 
 class ScopeIndex(TopicIndex):
@@ -35,14 +40,42 @@ class ScopeIndex(TopicIndex):
     def _about_training(self, units: list[_Unit], topicality: Topicality) -> bool:
         """Whether the query asks to train or fine-tune (one of its words or glossary forms is in
         ``training_words``) with no term of a track beside, nor a term most posts hold that is no
-        shared word of computing (``vllm``, ``serve``; not ``model``, the thing trained)."""
+        shared word of computing (``vllm``, ``serve``; not ``model``, the thing trained), and no post
+        on training what it names (:meth:`_training_answered`)."""
         words = self._vocab.training_words
         if not words or not any(" ".join(u.text for u in span) in words for _, span in self._spans(units)):
             return False
-        return not any(
+        if any(
             (t.track is not None and self._catalog.has_track(t.track)) or (t.sense != "shared" and self._generic(t))
             for t in topicality.terms
-        )
+        ):
+            return False
+        return not self._training_answered(topicality)
+
+    def _training_answered(self, topicality: Topicality) -> bool:
+        """Whether the question names something few posts are about (a telling term beside the
+        training word that at most :data:`FEW_POSTS` posts hold: ``diffusiongemma``) and one of those
+        posts holds the training word with the question's telling terms
+        (:meth:`~bot.domain.search.topic.TopicIndex._answers_terms`): a post on training that very
+        thing (DiffusionGemma's developer guide fine-tunes it for Sudoku: holdout round k). A name
+        many posts hold (``llama``, ``lora``) or none does (``mistral``) is no such subject."""
+        told = self._telling_terms(topicality)
+        training = [t for t in told if t.text in self._vocab.training_words]
+        if not training:
+            return False
+        docs: set[int] = set()
+        for term in told:
+            if term in training:
+                continue
+            held = {
+                int(d)
+                for alt in term.alternatives
+                if alt and all(a in self._df_of for a in alt)
+                for d in self._alternative(alt)[0].tolist()
+            }
+            if len(held) <= FEW_POSTS:
+                docs |= held
+        return any(self._answers_terms(doc, told) and all(self._holds(doc, t) for t in training) for doc in docs)
 
 
 __all__ = ["ScopeIndex"]

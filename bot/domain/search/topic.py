@@ -27,7 +27,7 @@ from bot.domain.search.analysis import _Concept, _member_terms, _Unit, _unit_key
 from bot.domain.search.reorder import Ranked, adjusted
 from bot.domain.search.results import TrackMatch
 from bot.domain.search.tracks import CONTAINED_SCORE, TrackIndex
-from bot.domain.search.weights import EVERYDAY_CAP, TRACK_HINT_BONUS, UNNAMED_LAUNCH_PENALTY
+from bot.domain.search.weights import _SIM_SYNONYM, EVERYDAY_CAP, MAX_CONCEPTS, TRACK_HINT_BONUS, UNNAMED_LAUNCH_PENALTY
 
 SENSE_WEIGHTS = {"specific": 1.0, "shared": 0.5, "loose": 0.5, "everyday": 0.0}
 """How much a field term of each sense says that a question is about the catalog; ``loose`` terms
@@ -313,6 +313,23 @@ class TopicIndex(TrackIndex):
         not only the closest post."""
         missing = sum(not self._holds(doc, t) for t in terms)
         return missing == 0 or (len(terms) >= 3 and missing == 1)
+
+    def _keep_concepts(self, concepts: list[_Concept]) -> list[_Concept]:
+        """At most :data:`~bot.domain.search.weights.MAX_CONCEPTS` of ``concepts``: a long question
+        (an issue pasted with its flags, env vars and log lines) keeps its field terms first (a form
+        with synonyms, a word of the catalog that is no everyday English word: ``launch day``,
+        ``kimi``), then the rarest of its other words (holdout round k: ``exports``, ``says``, the
+        ``1 and`` of ``…=1 and`` crowded ``launch day`` out, and the Kimi K2 post led the K3 launch)."""
+        if len(concepts) <= MAX_CONCEPTS:
+            return concepts
+
+        def field(c: _Concept) -> bool:
+            return any(
+                abs(sim - _SIM_SYNONYM) < 1e-9 or (sim >= 1.0 and len(t) == 1 and t[0] in self._field_stems)
+                for t, sim in c.alternatives
+            )
+
+        return sorted(concepts, key=lambda c: (not field(c), -c.weight))[:MAX_CONCEPTS]
 
     def _cap_everyday(self, concepts: list[_Concept], units: list[_Unit]) -> list[_Concept]:
         """``concepts`` with each everyday English word's (no glossary form, no field word: ``setup``,
