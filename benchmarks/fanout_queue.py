@@ -35,11 +35,15 @@ first to the last), rate_ratio (achieved / allowed), http_429, wall time and ``c
 CPU milliseconds per delivered DM of the workers (after their start-up), this run's PostgreSQL
 backends, the Redis server (shared with anything else using it), the stand-in and the clock's
 enqueuing (``psutil``; a run with a high ``--rate`` is CPU-bound and shows the cost); and the
-floor, measured in the same run once the workers stopped: ``floor_cpu_ms_per_post``, the CPU ms
+floor, measured in the same run, interleaved with it: ``floor_cpu_ms_per_post``, the CPU ms
 per call of a bare slack-sdk ``chat_postMessage`` loop (one thread, ``--floor-calls`` posts, each of
 ``--floor-rounds`` rounds in a fresh process) with the body of the last DM the workers posted, to
-the same stand-in, and ``workers_to_floor`` / ``product_to_floor``, the workers' (the whole
-product's: workers, PostgreSQL, Redis and the clock) CPU per DM over its median. The stand-in is
+the same stand-in, run while the workers send (at a quarter, half and three quarters of the DMs
+delivered: the same machine load as the DMs it is compared with; ``floor_during_run``), and
+``workers_to_floor`` / ``product_to_floor``, the workers' (the whole product's: workers,
+PostgreSQL, Redis and the clock) CPU per DM over its median. The same loop is run again once the
+workers stopped (``floor_after_run``, ``workers_to_floor_after``: a quieter machine, where a call
+costs less; the only floor before 2026-12-07 evening). The stand-in is
 Slack, not the product: its CPU is reported (``cpu_ms_per_dm.standin``) but left out of
 ``product_to_floor``. Targets (issue 43): workers_to_floor <= 1.5, product_to_floor <= 2.5,
 rate_ratio >= 0.90 with 4 workers at >= 500 allowed per second; with ``--kill`` (one worker
@@ -593,9 +597,14 @@ def _run_on(
     killed = None
     last_progress, last_delivered = time.monotonic(), -1
     stats = standin_stats(port)
+    during: list[float] = []  # the floor measured while the workers send (same load), at 1/4, 1/2, 3/4
     while stats["delivered"] < messages:
         time.sleep(1.0)
         stats = standin_stats(port)
+        if len(during) < args.floor_rounds and stats["delivered"] >= messages * (len(during) + 1) // (
+            args.floor_rounds + 1
+        ):
+            during.append(floor_cpu_ms(port, args.floor_calls))
         if kill and killed is None and stats["delivered"] >= messages // 3:
             procs[0].send_signal(signal.SIGKILL)
             killed = stats["delivered"]
@@ -617,7 +626,9 @@ def _run_on(
     cpu["clock"] = clock_cpu_s
     worker_cpu = {pid: s - worker_cpu0.get(pid, 0.0) for pid, s in _cpu_by_worker(procs).items()}
     stop_workers(procs)
-    floor = sorted(floor_cpu_ms(port, args.floor_calls) for _ in range(args.floor_rounds))
+    after = sorted(floor_cpu_ms(port, args.floor_calls) for _ in range(args.floor_rounds))
+    during = sorted(f for f in during if f > 0)
+    floor = during or after  # interleaved with the run (issue 43), else after it (a run too short for rounds)
     enqueuer.close()
     clock.shutdown()
     rows = [r for r in store.deliveries() if r.status == "sent"]
@@ -654,6 +665,11 @@ def _run_on(
         "worker_cpu_ms_per_dm": round(cpu["workers"] * 1000 / max(1, stats["ok_posts"]), 2),
         "cpu_ms_per_dm": {k: round(v * 1000 / max(1, stats["ok_posts"]), 2) for k, v in sorted(cpu.items())},
         "floor_cpu_ms_per_post": [round(f, 3) for f in floor],
+        "floor_during_run": [round(f, 3) for f in during],
+        "floor_after_run": [round(f, 3) for f in after],
+        "workers_to_floor_after": round(cpu["workers"] * 1000 / max(1, stats["ok_posts"]) / after[len(after) // 2], 2)
+        if after and after[0] > 0
+        else None,
         "workers_to_floor": round(cpu["workers"] * 1000 / max(1, stats["ok_posts"]) / floor[len(floor) // 2], 2)
         if floor and floor[0] > 0
         else None,
@@ -705,7 +721,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--stall-s", type=float, default=120.0)
     parser.add_argument("--floor-calls", type=int, default=2000, help="posts per round of the bare slack-sdk loop")
-    parser.add_argument("--floor-rounds", type=int, default=3, help="rounds of the bare loop after the run")
+    parser.add_argument(
+        "--floor-rounds", type=int, default=3, help="rounds of the bare loop during the run, and again after it"
+    )
     parser.add_argument(
         "--log-dir",
         default=None,

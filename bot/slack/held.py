@@ -140,7 +140,10 @@ class HoldUntilAnswered(Middleware):
             try:
                 batcher = handlers_of(context).rt.store.held_batch()
                 effect = self._effect(context, req.body)
-                ticket = batcher.hold_later(tenant(context), body, content_type, effect)
+                if context.get(ACK_WHEN_HELD):  # the door acks once the ticket is done
+                    ticket = batcher.hold_later(tenant(context), body, content_type, effect)
+                else:  # this thread waits for the commit before the ack: it leads it
+                    ticket = batcher.hold_led(tenant(context), body, content_type, effect)
                 if effect is not None:
                     context[WRITTEN] = ticket
                 context[HELD] = ticket if context.get(ACK_WHEN_HELD) else ticket.wait()

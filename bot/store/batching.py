@@ -161,6 +161,7 @@ class Batching(ABC):
         self._lingering_since = 0.0  # time.monotonic() when the oldest lingering call came
         self._round = threading.Event()  # the ``done`` of the calls now pending
         self._closed = False
+        self._flushing = False  # a batch is being written (by the flusher or a leading caller)
         self.batches = 0  # transactions committed (a gauge for operators and benchmarks)
         self.calls = 0
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
@@ -190,7 +191,7 @@ class Batching(ABC):
             self._pending.append(call)
             if wake:
                 self._waking = True
-                self._cond.notify()
+                self._cond.notify_all()  # the flusher, not only a caller waiting to lead (:meth:`_lead`)
 
     def _submit(self, call: Any) -> Any:
         self._enqueue(call)
@@ -199,38 +200,66 @@ class Batching(ABC):
             raise call.error
         return call.result
 
+    def _lead(self, call: Any) -> None:
+        """Write the batch holding ``call`` (enqueued with ``wake=False``) in this thread: the caller
+        that waits for its answer leads its batch's commit instead of handing it to the flusher and
+        back (two thread hand-offs a call; issue 43's *Mark read* click, ``benchmarks/clicks.py``).
+        While another batch is being written it waits for that one; when that batch took ``call``
+        (or the flusher took it meanwhile) it returns and the caller waits for ``call.done``. Calls
+        that come while this one writes go in the next batch, written by the flusher."""
+        with self._cond:
+            while self._flushing and call.done is self._round:
+                self._cond.wait(self.LINGER_S)  # told at the batch's end; the timeout only a safety net
+            if call.done is not self._round or not self._pending:
+                return  # taken by another batch: its ``done`` tells
+            batch, self._pending, self._waking = self._pending, [], False
+            done, self._round = self._round, threading.Event()
+            self._flushing = True
+        self._write(batch, done)
+
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._closed and not self._waking:
-                    if not self._pending:
+                while not self._closed and (self._flushing or not self._waking):
+                    if self._flushing or not self._pending:
                         self._cond.wait(self.LINGER_S if self.LINGERS else None)
                         continue
                     left = self._lingering_since + self.LINGER_S - time.monotonic()
                     if left <= 0:
                         break
                     self._cond.wait(left)
-                if not self._pending and self._closed:
-                    return
+                while self._flushing:  # closed while a caller leads a batch: after it
+                    self._cond.wait()
+                if not self._pending:
+                    if self._closed:
+                        return
+                    continue  # a caller led the batch it was woken for
                 batch, self._pending, self._waking = self._pending, [], False
                 done, self._round = self._round, threading.Event()
-            try:
-                self._flush(batch)
-                self.batches += 1
-                self.calls += len(batch)
-            except Exception:
-                log.warning(
-                    "a batch of %d (%s) failed; running its calls one by one", len(batch), self.name, exc_info=True
-                )
-                for call in batch:
-                    if call.answered:
-                        continue
-                    try:
-                        call.result = self._one(call)
-                    except BaseException as exc:
-                        call.error = exc
-            finally:
-                done.set()
+                self._flushing = True
+            self._write(batch, done)
+
+    def _write(self, batch: list[Any], done: threading.Event) -> None:
+        """Write ``batch`` (taken from the pending calls, ``_flushing`` set) and set its ``done``."""
+        try:
+            self._flush(batch)
+            self.batches += 1
+            self.calls += len(batch)
+        except Exception:
+            log.warning("a batch of %d (%s) failed; running its calls one by one", len(batch), self.name, exc_info=True)
+            for call in batch:
+                if call.answered:
+                    continue
+                try:
+                    call.result = self._one(call)
+                except BaseException as exc:
+                    call.error = exc
+        finally:
+            with self._cond:
+                self._flushing = False
+                if self._waking or self._pending or self._closed:
+                    self._cond.notify_all()  # the flusher (calls came, or closing), callers waiting to lead
+            done.set()
 
     @abstractmethod
     def _flush(self, batch: list[Any]) -> None:

@@ -166,6 +166,22 @@ class HeldBatcher(Batching):
             call.done.set()
         return HeldTicket(call)
 
+    def hold_led(self, tenant: str, body: str, content_type: str, effect: MarkRead | None = None) -> HeldTicket:
+        """:meth:`hold_later`, its batch committed in this thread before this returns
+        (:meth:`~bot.store.batching.Batching._lead`: a request thread that waits for its hold anyway
+        leads the commit, no hand-off to the flusher and back), or by the batch being written when
+        it came; the ticket is done (:meth:`HeldTicket.wait` returns at once or raises the
+        database's error). Never raises."""
+        now = self.store._now()
+        row = dict(tenant_id=tenant[:32], body=body, content_type=content_type[:100], received_at=now)
+        call = _Call(row=row, effect=effect)
+        try:
+            self._enqueue(call, wake=False)
+        except RuntimeError:  # closed: as hold_later does
+            return self.hold_later(tenant, body, content_type, effect)
+        self._lead(call)
+        return HeldTicket(call)
+
     def release(self, request_id: int) -> None:
         """Delete the held request ``request_id`` with the next hold's batch (or on its own within
         :data:`~bot.store.batching.Batching.LINGER_S`, or at :meth:`close`), without waiting: a click

@@ -88,3 +88,41 @@ def test_a_hold_later_on_a_closed_batcher_is_written_before_it_returns(store_url
     ticket = batcher.hold_later("T1", "closing", "text/plain")
     assert ticket.done() and _held(store_url) == [(ticket.wait(), "closing", "text/plain")]
     mine.close()
+
+
+def test_a_led_hold_is_committed_by_its_own_thread_before_it_returns(store: Store, store_url: str) -> None:
+    """``hold_led`` (the HTTP door: the request thread waits for its hold anyway) writes its batch in
+    the calling thread, not on the flusher, and its row is committed when it returns."""
+    batcher = store.held_batch()
+    writers: list[str] = []
+    flush = batcher._flush
+
+    def noting(batch: list) -> None:
+        writers.append(threading.current_thread().name)
+        flush(batch)
+
+    batcher._flush = noting  # type: ignore[method-assign]
+    ticket = batcher.hold_led("T1", "led", "text/plain")
+    assert ticket.done()
+    assert _held(store_url) == [(ticket.wait(), "led", "text/plain")]
+    assert writers == [threading.current_thread().name]
+
+
+def test_led_holds_that_come_while_a_batch_is_written_share_the_next_one(store: Store, store_url: str) -> None:
+    """While one batch is written (here led by the first caller and held at a gate), the holds of 19
+    other threads wait, then go in one transaction together, led by one of them or the flusher;
+    a release enqueued meanwhile rides with them."""
+    batcher = store.held_batch()
+    released = batcher.hold("T1", "to release", "text/plain")
+    gate, flushing = gate_flushes(batcher)
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        first = pool.submit(lambda: batcher.hold_led("T1", "first", "text/plain").wait())
+        assert flushing.wait(PATIENCE_S)
+        rest = [pool.submit(lambda i=i: batcher.hold_led("T1", f"body {i}", "text/plain").wait()) for i in range(19)]
+        wait_until(lambda: len(batcher._pending) == 19, what="19 holds pending")
+        batcher.release(released)
+        before = batcher.batches
+        gate.set()
+        ids = [first.result(PATIENCE_S)] + [f.result(PATIENCE_S) for f in rest]
+    assert batcher.batches - before == 2 and len(set(ids)) == 20  # the gated one, then one for the 19
+    assert sorted(ids) == sorted(i for i, _b, _c in _held(store_url))  # and the release written with them
