@@ -43,6 +43,8 @@ from bot.slack.grammar_phrases import (
     STOP_TERM,
     STOP_TOPIC,
     USAGE_WORDS,
+    WEEKLY_TIME_EN,
+    WEEKLY_TIME_ZH,
     ZH_DAY,
     ZH_SPAN,
     ZH_TIME,
@@ -362,7 +364,8 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (r"^(?:turn\s+on|enable|start)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm on"),
     (r"^(?:cancel|delete|remove)\s+(?:a\s+|my\s+|the\s+)?reminders?$", "reminders"),
     (r"^(?:show\s+)?my\s+progress$", "next"),
-    (r"^(\d{1,4})\s*(?:m|min|mins|minutes?)\s+(?:a|per|each|every)\s+week$", r"plan \1m"),
+    (WEEKLY_TIME_EN, r"plan \1"),  # QA round 13: `I have 30 minutes a week`
+    (WEEKLY_TIME_ZH, r"plan \1"),  # `我每周有30分钟`
     (r"^(?:标记|标为|标记为)\s*(\S+?)\s*(?:为)?已读$", r"read \1"),
     (r"^我(?:已经)?(?:读完了|读完|读过了|读过|看完了|看完)\s*(\S+)$", r"read \1"),
     (rf"^(?:(?P<s>{ZH_SPAN}|明早|明晚)|(?P<d>{ZH_DAY}|明早|明晚)?\s*(?P<t>{ZH_TIME}))\s*提醒\s*我(?!们)\s*",

@@ -274,3 +274,17 @@ MY_DATA = re.compile(
 )
 """Asking what the app keeps about one or to have it deleted (``delete my data``, ``forget me``,
 ``删除我的数据``): what is kept and how to remove it, never a search (QA round 8)."""
+
+
+_I_HAVE = r"(?:(?:i|we)\s+(?:only\s+)?(?:have|got|can\s+(?:read|spend|do|manage))\s+|i['’]ve\s+got\s+)?"
+WEEKLY_TIME_EN = (
+    rf"^(?:plan\s+)?{_I_HAVE}(?:about\s+|around\s+)?"
+    r"((?:\d{1,4}(?:\.\d)?|an?|half\s+an)\s*(?:m|min|mins|minutes?|h|hrs?|hours?))\s+(?:a|per|each|every)\s+week[.!]*$"
+)
+"""A reader's weekly reading time as a sentence, with or without ``plan`` (QA round 13: ``I have 30
+minutes a week``, ``i can spend an hour a week``, ``30 min per week``); group 1: the time."""
+WEEKLY_TIME_ZH = (
+    r"^(?:计划\s*)?我?(?:每周|每星期|每个星期|一周)(?:有|能读|能看|可以读|可以看|能花|可以花|只有|大概有)\s*"
+    r"(\d{1,4}\s*(?:分钟|分|个?小时)|半个?小时|一个半小时|[一两二三]个?小时)(?:的时间)?[。！]*$"
+)
+"""The same in Chinese (``我每周有30分钟``, ``每周能读半小时``); group 1: the time."""

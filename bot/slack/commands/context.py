@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
+from bot.domain.catalog.attached import PerCatalog
 from bot.domain.reminder_day import names_a_day
 from bot.domain.search import LinkResult, SearchResult, TrackMatch, track_named
 from bot.domain.search.confidence import clear_best
@@ -186,11 +188,37 @@ class Finder:
         ids = self.exact_post_ids(text.split())
         if ids is not None:
             return ids, None
+        if (titled := title_start(self.catalog, text)) is not None:  # QA 13: `read parallel all the way down`
+            return [titled], None
         result = self.posts(text, limit=5)
         if not result.results:
             return [], None
         best = clear_best(result)
         return ([best], None) if best else ([], result)
+
+
+_TITLE_WORDS = re.compile(r"[^\W_]+")
+MIN_TITLE_START = 12
+"""The fewest letters and digits of a title's start that name its post (``read next-level`` is a search)."""
+_titles: PerCatalog[tuple[tuple[str, str], ...]] = PerCatalog()
+
+
+def _title_key(text: str) -> str:
+    """``text``'s words, case-folded, one space apart (punctuation, dashes and quotes dropped)."""
+    return " ".join(_TITLE_WORDS.findall(text.casefold()))
+
+
+def title_start(catalog: Catalog, text: str) -> str | None:
+    """The post whose title starts with ``text``'s words (case, punctuation and dashes aside: ``read
+    parallel all the way down`` for "Parallel All the Way Down: …"), when exactly one title does and
+    the words hold at least :data:`MIN_TITLE_START` letters or digits; else None. A reader who types
+    a title's start means that post, even when its words are too common for the search to be sure."""
+    key = _title_key(text)
+    if sum(c.isalnum() for c in key) < MIN_TITLE_START:
+        return None
+    titles = _titles.get(catalog, "keys", lambda: tuple((_title_key(p.title), p.id) for p in catalog.posts))
+    found = {pid for title, pid in titles if title == key or title.startswith(key + " ")}
+    return found.pop() if len(found) == 1 else None
 
 
 class Reader:
