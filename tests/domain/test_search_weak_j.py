@@ -58,9 +58,12 @@ def test_tools_posts_cover_and_training_for_what_vllm_does_still_search(matcher,
 
 
 def test_the_training_rule_is_the_vocabularys_data(catalog):
-    # Without `training_words` the fine-tuning question shows the multi-LoRA post again.
+    # Without `training_words` the fine-tuning question shows the multi-LoRA post again. (Beside
+    # `unsloth`, another tool's name, that post misses two of four telling terms and answers nothing
+    # since holdout round l, training words or not: the question here names no tool.)
     plain = Matcher(catalog, dataclasses.replace(default_vocabulary(), training_words=frozenset()))
-    assert _ids(plain, "fine-tune llama 3 8b with lora using unsloth on a single 4090", 1) == ["multi-lora-sagemaker"]
+    assert _ids(plain, "fine-tune llama 3 8b with lora on a single 4090", 1) == ["multi-lora-sagemaker"]
+    assert _ids(Matcher(catalog), "fine-tune llama 3 8b with lora on a single 4090", 1) == []
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Whether a post fits what the question is about beyond its words: the chip generation it names
+"""Whether a post fits what the question is about beyond its words: the chip generation and platform it names
 and whether the post is a recap of an event: :class:`FitIndex`, between
 :class:`~bot.domain.search.define.DefineIndex` and :class:`bot.domain.search.Matcher`.
 
@@ -6,6 +6,10 @@ and whether the post is a recap of an event: :class:`FitIndex`, between
   generation (``gpu_generations`` of ``catalog/vocabulary.yaml``: H100 and H200 are Hopper): a post
   whose title or tags name a chip of that generation gains :data:`GENERATION_POINTS`, one naming
   only chips of other generations (the GB300 post) loses as many. Posts naming no chip stay.
+* A question about a platform that is no chip (the search's track is a ``platform_tracks`` track
+  and the question names a glossary term of it: ``AMD``, ``Radeon``, ``TPU``) prefers the posts whose
+  title names it: such a post gains :data:`PLATFORM_TITLE_POINTS` (ROCm's attention backends before
+  the Triton backend's deep dive, tagged AMD among NVIDIA and Intel: holdout round l).
 * A question of one field term (``tpu``) asks for the posts about it: a post tagged with a
   ``recap_tags`` tag (a meetup recap, a year's retrospective) whose title does not name the term
   loses :data:`RECAP_PENALTY`; it mentions the term among many others.
@@ -23,12 +27,14 @@ from functools import cached_property
 from bot.domain.search.analysis import _Unit, stem
 from bot.domain.search.define import DefineIndex
 from bot.domain.search.reorder import Ranked, adjusted
-from bot.domain.search.topic import Topicality
-from bot.domain.search.weights import GENERATION_POINTS, RECAP_PENALTY
+from bot.domain.search.results import TrackMatch
+from bot.domain.search.topic import Term, Topicality
+from bot.domain.search.weights import GENERATION_POINTS, PLATFORM_TITLE_POINTS, RECAP_PENALTY
 
 
 class FitIndex(DefineIndex):
-    """Re-scoring by the chip generation and the recap posts (module docstring); read-only."""
+    """Re-scoring by the chip generation, the platform a title names and the recap posts (module
+    docstring); read-only."""
 
     @cached_property
     def _generation_of_stem(self) -> dict[str, int]:
@@ -74,17 +80,22 @@ class FitIndex(DefineIndex):
             return units, []
         return [u for u in units if u is not content[0]], list(self._group_abbr_tokens[gid])
 
-    def _fit(self, ranked: list[Ranked], topicality: Topicality) -> list[Ranked]:
-        """``ranked`` (best first) with the chip-generation points and the recap penalty (module
-        docstring) applied, best first again; unchanged when neither applies."""
+    def _fit(self, ranked: list[Ranked], topicality: Topicality, track: TrackMatch | None = None) -> list[Ranked]:
+        """``ranked`` (best first) with the chip-generation and platform-title points (the latter when
+        the search's ``track`` is a platform track: the question is about running there) and the recap
+        penalty (module docstring) applied, best first again; unchanged when none applies."""
         asked = self._question_generations(topicality)
         single = topicality.terms[0] if len(topicality.terms) == 1 and topicality.bare else None
         recaps = self._vocab.recap_tags
-        if not asked and (single is None or not recaps):
+        on_platform = track is not None and track.track_id in self._vocab.platform_tracks
+        platforms = self._platform_terms(topicality) if on_platform else []
+        if not asked and not platforms and (single is None or not recaps):
             return ranked
 
         def points(doc: int) -> float:
             out = 0.0
+            if platforms and self._title_names(doc, platforms):
+                out += PLATFORM_TITLE_POINTS
             if asked and (gens := self._doc_generations[doc]):
                 out += GENERATION_POINTS if gens & asked else -GENERATION_POINTS
             if single is not None and recaps.intersection(t.casefold() for t in self._catalog.posts[doc].tags):
@@ -94,3 +105,21 @@ class FitIndex(DefineIndex):
             return out
 
         return adjusted(ranked, points)
+
+    def _platform_terms(self, topicality: Topicality) -> list[Term]:
+        """The question's terms of a ``platform_tracks`` track that name no chip of
+        ``gpu_generations`` (``amd``, ``radeon``, ``tpu``; a chip is fitted by its generation) and are
+        no shared word (``hardware``, ``gpu``)."""
+        of_stem = self._generation_of_stem
+        return [
+            t
+            for t in topicality.terms
+            if t.track in self._vocab.platform_tracks
+            and t.sense in ("specific", "loose")
+            and not any(len(alt) == 1 and alt[0] in of_stem for alt in t.alternatives)
+        ]
+
+    def _title_names(self, doc: int, terms: list[Term]) -> bool:
+        """Whether post ``doc``'s title (its words and compound parts) holds one of ``terms``."""
+        plain, parts = self._title_terms[doc]
+        return any(alt and all(x in plain or x in parts for x in alt) for t in terms for alt in t.alternatives)

@@ -247,7 +247,7 @@ class Matcher(FitIndex):
         ranked, extra, _ = self._rank(norm, offset + limit + 1, units)
         if contained is not None and track is contained:
             ranked = in_track_first(ranked, contained.track_id, self._catalog.tracks_of, self._post_ids)
-        ranked = self._fit(self._explainers_and_launches(ranked, units, topicality), topicality)  # fit.py
+        ranked = self._fit(self._explainers_and_launches(ranked, units, topicality), topicality, track)  # fit.py
         told = self._telling_terms(topicality)
         held = (lambda doc: sum(self._holds(doc, t) for t in told)) if len(told) >= 3 else None
         ranked = id_first(
@@ -261,7 +261,8 @@ class Matcher(FitIndex):
         if named is None and topic is None and self._tool_unanswered(good[0][1], topicality):  # another tool
             return SearchResult(query, None, (), None, known=topicality.words or None)
         confidence = self._confidence(good[0], topicality)
-        if confidence == "closest" and topicality.beside_tool:  # `pytorch dataloader … on windows`
+        # beside another tool (`pytorch dataloader … on windows`) only a post holding its terms (scope.py)
+        if (confidence == "closest" and topicality.beside_tool) or self._tool_not_ours(good[0], topicality):
             return SearchResult(query, None, (), None, known=topicality.words or None)
         terms = told
         if newest:  # "latest eagle": the posts on it newest first

@@ -12,12 +12,24 @@ deployment) or when it names vLLM or serving (a term most posts hold: ``can vllm
 ``serve the model i fine-tuned``). A fine-tuned model or adapter (``fine-tuned``, ``finetunes``,
 ``微调模型``) is something served: those forms are no training word. A post on training the very
 thing the question names, holding the training word with the question's telling terms, answers it.
+
+Beside another tool's name no post says (``ollama``), without vLLM named, a post answers only when
+it holds every telling term of the question, or all but one of four or more: the tool's question
+shares problems every runtime has (context length, running out of memory) with vLLM's posts.
 """
 
 from __future__ import annotations
 
 from bot.domain.search.analysis import _Unit
+from bot.domain.search.reorder import Ranked
 from bot.domain.search.topic import ON_TOPIC, Topicality, TopicIndex
+
+TOOL_MANY_TERMS = 4
+"""Beside another tool's name, a question with this many telling terms or more may have
+:data:`TOOL_MISSING` of them missing from a post that answers it (:meth:`ScopeIndex._tool_not_ours`)."""
+
+TOOL_MISSING = 1
+"""The telling terms a post may miss of a question beside another tool's name with many of them."""
 
 FEW_POSTS = 3
 """A telling term held by at most this many posts names what they are about (``diffusiongemma``: the
@@ -76,6 +88,22 @@ class ScopeIndex(TopicIndex):
             if len(held) <= FEW_POSTS:
                 docs |= held
         return any(self._answers_terms(doc, told) and all(self._holds(doc, t) for t in training) for doc in docs)
+
+    def _tool_not_ours(self, best: Ranked, topicality: Topicality) -> bool:
+        """Whether a question naming another tool no post mentions, without naming vLLM
+        (``Topicality.beside_tool``), is about that tool although its best post (``best``, a
+        :data:`~bot.domain.search.reorder.Ranked`) is a match: that post is no listed answer and
+        misses one of the question's telling terms, or two of four or more (elsewhere one of three
+        may be missing: :meth:`~bot.domain.search.topic.TopicIndex._answers_terms`). Beside another
+        tool the bar is a term higher: ``Ollama 在 Mac 上跑 gguf 模型，上下文长度怎么改，显存爆了`` holds
+        context length and running out of memory, problems of every runtime, and a post on those
+        without GGUF answers vLLM's, not Ollama's (holdout round l); a long question on a model
+        beside ``trtllm-gen`` still finds the post holding four of its five terms."""
+        if not topicality.beside_tool or best[2] == "answers":
+            return False
+        told = self._telling_terms(topicality)
+        missing = sum(not self._holds(best[1], t) for t in told)
+        return missing > (TOOL_MISSING if len(told) >= TOOL_MANY_TERMS else 0)
 
 
 __all__ = ["ScopeIndex"]

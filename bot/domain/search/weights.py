@@ -93,3 +93,10 @@ DEFINITION_BONUS = 15.0
 """Score points the post introducing a term gains for a question asking what the term is (``what is
 kv cache``: the PagedAttention launch post before PegaFlow's external KV cache):
 :mod:`bot.domain.search.define`."""
+
+PLATFORM_TITLE_POINTS = 3.0
+"""Score points a post gains when its title names the platform a question names (a glossary term of
+a ``platform_tracks`` track that is no chip: ``AMD``, ``Radeon``, ``TPU``, ``Gaudi``): it is about running
+there, where a post tagged with it names it among others (the Triton attention backend runs on NVIDIA,
+AMD and Intel): :mod:`bot.domain.search.fit`. A point or two of coverage, so a post on the question's
+other terms still leads."""
