@@ -297,13 +297,15 @@ def catalog_accept(
     try:
         done = accept(root, draft, review)
     except KeyError:
-        fail(f"error: no draft {draft!r} in {root}", 1)
+        fail(f"error: {_no_draft(root, draft)}", 1)
     except ValueError as exc:
         fail(f"error: {exc}; nothing written", 1)
     except CatalogError as exc:
+        placed = _placed_track(root, draft, track)
         for issue in exc.errors:  # the flag that fixes an error of this post's fields
             flag = _ACCEPT_FLAGS.get(issue.field if f"'{draft}'" in issue.entry else "")
             flag = flag or (_PROMPT_FLAGS if "discussion prompt" in issue.message else None)
+            flag = flag or _essential_flags(root, issue, placed, essential)
             click.echo(f"error: {issue}" + (f" (pass {flag})" if flag else ""), err=True)
         fail("error: the catalog would not be valid; nothing written", 1)
     where = f" in {done.track} at step {done.position}" if done.track else " (link, date and minutes filled)"
@@ -311,6 +313,52 @@ def catalog_accept(
     if done.moved:
         click.echo("reading order changed: " + ", ".join(f"{tid} (now step {n})" for tid, n in done.moved))
     signal_reload(sorted(Path.cwd().glob(PID_GLOB)), done.version)
+
+
+def _no_draft(root: Path, draft: str) -> str:
+    """Why ``catalog accept DRAFT`` found no draft (QA round 13): already in the catalog (its tracks
+    and steps), else the drafts there are (or that there are none)."""
+    from bot.domain import paths
+    from bot.domain.catalog import load_catalog
+    from bot.domain.catalog.drafts import read_drafts
+
+    try:
+        catalog = load_catalog(root)
+    except (CatalogError, OSError):
+        catalog = None
+    pid = catalog.resolve_post_id(draft) if catalog is not None else None
+    if catalog is not None and pid is not None and catalog.post(pid).url is not None:
+        where = ", ".join(f"{p.track_id} step {p.position} of {p.of}" for p in paths.positions(catalog, pid))
+        return f"{draft!r} is already in the catalog ({where or 'in no track'}): accepted before; nothing to do"
+    drafts = [d.id for d in read_drafts(root)]
+    if not drafts:
+        return f"no draft {draft!r}: there are no drafts in {root} (`vllm-path catalog watch` makes them)"
+    listed = ", ".join(drafts[:20]) + (f" and {len(drafts) - 20} more" if len(drafts) > 20 else "")
+    return f"no draft {draft!r} in {root}; the drafts: {listed} (`vllm-path catalog drafts` shows them)"
+
+
+def _placed_track(root: Path, draft: str, track: str | None) -> str | None:
+    """The track a new post's accept puts it in: ``--track``, else the draft's best suggestion."""
+    if track is not None:
+        return track
+    from bot.domain.catalog.drafts import read_drafts
+
+    found = next((d for d in read_drafts(root) if d.id == draft), None)
+    return found.suggested[0].track if found is not None and found.suggested else None
+
+
+def _essential_flags(root: Path, issue: CatalogIssue, track: str | None, essential: bool | None) -> str | None:
+    """For a too-long essential path of the track the post goes into (QA round 13: "9 essential
+    steps; at most 8" named no option): ``--further`` or a later ``--position``."""
+    if track is None or issue.field != "essential" or issue.entry != f"track '{track}'" or essential is False:
+        return None
+    from bot.domain.catalog import load_catalog
+
+    try:
+        n = len(load_catalog(root).essentials(track))
+    except (CatalogError, KeyError, OSError):
+        return "--further"
+    return f"--further, or --position {n + 1} or later: after the {n} essential steps"
 
 
 @catalog.command("reject")

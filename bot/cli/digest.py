@@ -199,7 +199,7 @@ def digest_preview(
     if result.reply is None:
         if as_json:
             click.echo(json.dumps({"text": None, "blocks": []}))
-        click.echo("nothing to send this week: the path is done and nothing was added", err=True)
+        click.echo(f"nothing to send this week: {_why_nothing(catalog, sub, snapshot)}", err=True)
         return
     if as_json:
         from bot.domain.plan import channel_minutes
@@ -212,11 +212,52 @@ def digest_preview(
     click.echo(render_blocks(result.reply.blocks)[0])
     if thread is not None:
         click.echo(f"\n{plain(t('digest.preview_thread', lang))}\n{render_blocks(thread.blocks)[0]}")
-    sent = f"{result.cursor} of {len(catalog.order(sub.track_id))} steps of the path sent after it"  # no "cursor" (QA)
-    click.echo(
-        f"\n(steps this week: {', '.join(result.steps) or '-'}; {sent}{'; path done' if result.done else ''})",
-        err=True,
-    )
+    click.echo(f"\n({_preview_trailer(catalog, sub, snapshot, result)})", err=True)
+
+
+def _preview_trailer(catalog, sub, snapshot, result) -> str:
+    """The preview's last line: the week's post ids and their minutes (QA round 13: a budget far
+    above what is sent, said as such), the steps sent after it, and what waits for a link."""
+    from bot.domain.plan import channel_minutes, plan_channel_digest
+
+    plan = plan_channel_digest(catalog, sub, snapshot)
+    total = len(catalog.order(sub.track_id))
+    minutes = sum(catalog.post(p).minutes or 0 for p in result.steps)
+    budget = channel_minutes(sub)
+    parts = [f"steps this week: {', '.join(result.steps) or '-'}"]
+    if result.steps:
+        week = f"{minutes} min" + (f" of a {budget}-min weekly budget" if budget else "")
+        order = catalog.order(sub.track_id)
+        if budget and minutes < budget and all(catalog.post(p).url is None for p in order[plan.cursor :]):
+            week += ": all the linked steps left"
+        parts.append(week)
+    parts.append(f"{result.cursor} of {total} steps of the path sent after it")  # no "cursor" (QA)
+    if plan.unlinked_left:
+        parts.append(f"waiting for a link: {_waiting_for_links(catalog, plan.unlinked_left)}")
+    elif result.done:
+        parts.append("path done")
+    return "; ".join(parts)
+
+
+def _waiting_for_links(catalog, post_ids) -> str:
+    """``"N steps, <title> (<id>); ...; each sent once it is published"`` (QA round 13: named)."""
+    named = [f"{catalog.post(p).title} ({p})" for p in post_ids[:3]]
+    more = f" and {len(post_ids) - 3} more" if len(post_ids) > 3 else ""
+    steps = "1 step" if len(post_ids) == 1 else f"{len(post_ids)} steps"
+    return f"{steps}, {'; '.join(named)}{more}, each sent once it is published"
+
+
+def _why_nothing(catalog, sub, snapshot) -> str:
+    """Why a channel's digest has nothing this week: the rest of the path waits for a link (named),
+    the channel stops after the essential path, or the path is done and nothing was added."""
+    from bot.domain.plan import plan_channel_digest
+
+    plan = plan_channel_digest(catalog, sub, snapshot)
+    if plan.unlinked_left:
+        return f"the rest of the path waits for a link: {_waiting_for_links(catalog, plan.unlinked_left)}"
+    if not plan.done:
+        return "the essential path is done and this channel stops after it (nothing was added)"
+    return "the path is done and nothing was added"
 
 
 def _with_pace(sub, steps: int | None, minutes: int | None):

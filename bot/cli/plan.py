@@ -71,8 +71,14 @@ def path_image_cmd(track: str, read: tuple[str, ...], output: Path, lang: str, c
         fail(f"error: {output.name}: the file name must end in .png or .svg", 2)
     if unknown := [p for p in read if not cat.has_post(p)]:
         fail(f"error: no post with the id {', '.join(unknown)}", 2)
+    folder = output.parent
+    if not folder.is_dir():  # QA round 13: said as "[Errno 2] No such file or directory: ..."
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
+        fail(f"error: the folder {folder} {what}: create it or pass -o with a file in an existing folder", 2)
     try:
         where = write(cat, track_id, output, read=list(read) if read else None, lang=lang)
-    except (PictureError, OSError) as exc:
+    except PictureError as exc:
         fail(f"error: {exc}", 1)
+    except OSError as exc:  # no right to write there, a full disk: said without Python's [Errno N]
+        fail(f"error: cannot write {output}: {exc.strerror or exc}", 1)
     click.echo(f"Saved the {track_id} path picture to {where}")

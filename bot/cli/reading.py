@@ -271,11 +271,14 @@ def _outside(cat: Catalog, ref: ExternalPrerequisite) -> dict[str, Any]:
 
 @click.command("stats")
 @click.option(
-    "--team", "team_id", required=True, type=SlackId("T0123ABCD"), help="Slack team id (T…) of the workspace."
+    "--team",
+    "team_id",
+    type=SlackId("T0123ABCD"),
+    help="Slack team id (T…) of the workspace (default: the only one the database knows).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
 @click.option("--lang", default="en", type=click.Choice(["en", "zh"]), help="Language of the text.")
-def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
+def stats_cmd(team_id: str | None, as_json: bool, lang: str) -> None:
     """Reading insights of one workspace (what `/vllm-path stats` shows its admins): active
     readers, reads per week, completion per track, the share of each track's followers who finished
     its essential path within 4 weeks of following, most-read posts, digest health. Counts only;
@@ -291,6 +294,8 @@ def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
 
     runtime = _runtime()
     try:
+        if team_id is None:  # QA round 13: "Missing option '--team'" with one workspace in the database
+            team_id = _only_team(runtime.store)
         ins = team_insights(runtime, team_id)
         if ins.readers_total == 0 and not ins.channels:  # a mistyped id looks like an empty workspace
             click.echo(
@@ -306,6 +311,23 @@ def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
             click.echo(terminal_text(render_blocks(reply.blocks)[0]))
     finally:
         runtime.store.close()
+
+
+def _only_team(store) -> str:
+    """The one workspace ``store`` knows (readers' progress and settings, follows, channel
+    digests, installations); exit 2 listing them when there are several, or saying there is none."""
+    from sqlalchemy import select, union
+
+    from bot.store.models import ChannelSubscription, ReadingProgress, TrackFollow, UserSettings, slack_bots
+
+    tables = (ReadingProgress, UserSettings, TrackFollow, ChannelSubscription, slack_bots)
+    with store.engine.connect() as conn:
+        teams = sorted({t for t in conn.scalars(union(*(select(x.c.team_id) for x in tables))) if t})
+    if len(teams) == 1:
+        return teams[0]
+    if not teams:
+        fail("error: the database knows no workspace yet: pass --team T… (a workspace's id)", 2)
+    fail(f"error: the database knows {len(teams)} workspaces: pass --team with one of {', '.join(teams)}", 2)
 
 
 _BOLD = re.compile(r"\*([^*\n]+)\*")

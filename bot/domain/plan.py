@@ -68,7 +68,10 @@ class ChannelPlan:
     minutes_per_week: int | None = None
     """The budget this week was planned by (:func:`channel_minutes`)."""
     waiting: int = 0
-    """Steps the channel has passed over for want of a link, still without one (they come once linked)."""
+    """Steps without a link the channel has not been sent, ``len(unlinked_left)`` (they come once linked)."""
+    unlinked_left: tuple[str, ...] = ()
+    """Those steps' post ids in path order: passed over for want of a link, and, once no linked step
+    is left after ``cursor``, the unlinked steps after it (the rest of the path waits for a link)."""
 
     @property
     def done(self) -> bool:
@@ -129,9 +132,10 @@ def walk_path(
     before, whose steps were all sent). This week: the passed-over steps that have a link now,
     then the next linked steps after the last seen post in the current order (``steps_per_week``,
     or what fits ``minutes_per_week``), passing over a step without a link when a linked step
-    follows (as :func:`bot.domain.paths.next_step`); unseen linked posts before it are announced
-    (once: the new cursor counts them as seen). A step without a link is never spent: it waits,
-    counted in the new cursor as passed over, and comes once a version links it.
+    follows (as :func:`bot.domain.paths.next_step`), also when that step is to be read after the
+    unlinked one (it cannot be sent, so it is not waited for); unseen linked posts before it are
+    announced (once: the new cursor counts them as seen). A step without a link is never spent: it
+    waits, counted in the new cursor as passed over, and comes once a version links it.
     """
     order = catalog.order(track_id)
     unlinked_now = {p for p in order if catalog.post(p).url is None}
@@ -149,13 +153,10 @@ def walk_path(
     new: tuple[tuple[str, NewKind], ...] = tuple(
         (p, "behind" if p in added else "moved") for p in before if p not in seen and p not in unlinked_now
     )
-    after = {s.post: set(s.after) for s in catalog.path(track_id)}
-    ahead: list[tuple[int, str]] = []
-    for i, p in enumerate(order[frontier:], frontier):
-        if after.get(p, set()) & unlinked_now:
-            break  # a step to read after one without a link waits for it, and so do the rest
-        if p not in unlinked_now:
-            ahead.append((i, p))
+    # QA round 13: a step to read after one without a link does not wait for it (nor do the steps
+    # after it): the unlinked one cannot be sent, is passed over and comes once linked. Waiting
+    # stalled a channel for good (agentic after 5 of 13 steps, spec after 13 of 17).
+    ahead = [(i, p) for i, p in enumerate(order[frontier:], frontier) if p not in unlinked_now]
     k = max(MIN_STEPS_PER_WEEK, min(MAX_STEPS_PER_WEEK, steps_per_week))
     if minutes_per_week:
         lengths = [catalog.post(p).minutes for p in (*relinked, *(p for _, p in ahead))]
@@ -197,7 +198,8 @@ def plan_channel_digest(
     order = catalog.order(track_id)
     unlinked_now = {p for p in order if catalog.post(p).url is None}
     had_all = ess <= w.sent_before
-    if getattr(sub, "after_essentials", "further") == "stop":
+    stops = getattr(sub, "after_essentials", "further") == "stop"
+    if stops:
         if ess - unlinked_now <= w.sent_before:  # nothing more to send but essential steps linked since
             steps = tuple(p for p in w.relinked if p in ess)
             new, added, cursor = (), frozenset(), max(0, sub.cursor) if not steps else w.ends[0]
@@ -206,6 +208,9 @@ def plan_channel_digest(
             steps, cursor = steps[:kept], (w.ends[kept - 1] if kept else cursor)
     sent_after = (w.sent_before | set(order[:cursor])) - unlinked_now
     waiting = tuple(p for p in w.waiting if order.index(p) < cursor)
+    rest = [p for p in order[cursor:] if p in ess or not stops]
+    if all(p in unlinked_now for p in rest):  # QA round 13: the rest of the path only waits for a link
+        waiting += tuple(rest)
     return ChannelPlan(
         track_id=track_id,
         steps=steps,
@@ -220,6 +225,7 @@ def plan_channel_digest(
         minutes_per_week=budget,
         path=paths.track_path(catalog, track_id),
         waiting=len(waiting),
+        unlinked_left=waiting,
     )
 
 

@@ -260,6 +260,7 @@ def _review_place(catalog: Catalog, draft: Draft, review: Review) -> tuple[str, 
     problems: list[str] = []
     if not review.summary:
         problems.append("a new post needs its summary in our own words (English)")
+    problems += language_problems(review)
     best = draft.suggested[0] if draft.suggested else None
     track_id = review.track or (best.track if best else None)
     known = track_id is not None and catalog.has_track(track_id)
@@ -280,6 +281,22 @@ def _review_place(catalog: Catalog, draft: Draft, review: Review) -> tuple[str, 
     if problems:
         raise ReviewError(tuple(problems))
     return str(track_id), position
+
+
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def language_problems(review: Review) -> list[str]:
+    """The review's summaries in the wrong language, each a sentence naming the option (QA round
+    13: a Chinese text given as the English ``--summary`` was accepted): ``summary`` is English (more
+    Latin letters than Chinese characters), ``summary_zh`` Chinese (some Chinese characters). The
+    CLI and the Slack review modal both reach this through :func:`accept`."""
+    out: list[str] = []
+    if review.summary and len(_HAN.findall(review.summary)) > len(_LATIN.findall(review.summary)):
+        out.append("--summary is the English summary but it is in Chinese: give that text as --summary-zh")
+    if review.summary_zh and not _HAN.search(review.summary_zh):
+        out.append("--summary-zh is the Chinese summary but it has no Chinese: give an English text as --summary")
+    return out
 
 
 class ReviewError(ValueError):

@@ -123,8 +123,9 @@ def _dm_in(ctx: Context, dm: DmSettings | None) -> Mrkdwn:
 
 def stop_what(ctx: Context, cmd: grammar.Command) -> Reply:
     """``stop`` alone: a question of what to stop, each with its exact command: the weekly DM (when
-    on), this channel's digests (``unsubscribe <track>`` for each, in a channel that has any) and
-    reminders (``reminders``: the list with *Cancel*); what is not running is said so too.
+    on), this channel's digests (``unsubscribe <track>`` for each, in a channel that has any), the
+    tracks followed (``unfollow <track>``, ``unfollow all``) and a reading plan (``plan off``), when
+    there are, and reminders (``reminders``: the list with *Cancel*); what is not running is said so too.
     ``stop <track>`` (``cmd.arg``): the same, focused on that track (:func:`_stop_track`); words
     that name no track are searched whole (``stop tokens``, ``cmd.query``); when no word of it is
     about the catalog, the track list ("no track matches"), not the off-topic refusal (``stop nosuchtrack``)."""
@@ -150,6 +151,14 @@ def stop_what(ctx: Context, cmd: grammar.Command) -> Reply:
         lines.append(t("stop.digests", lang, commands=commands))
     else:
         lines.append(t("stop.digest_none", lang))
+    if follows := ctx.reader.follows():  # QA round 13: following and a reading plan were not listed
+        sep = Mrkdwn("、" if lang == "zh" else ", ")
+        commands = sep.join(Mrkdwn("`/vllm-path unfollow {}`").format(tid) for tid in follows[:3])
+        if len(follows) > 1:
+            commands = sep.join([commands, Mrkdwn("`/vllm-path unfollow all`")])
+        lines.append(t("stop.follows", lang, commands=commands))
+    if (minutes := store.get_budget(team, user)) is not None:
+        lines.append(t("stop.plan", lang, minutes=minutes))
     pending = len(store.reminders(team, user))
     lines.append(t("stop.reminders", lang, n=pending) if pending else t("stop.reminders_none", lang))
     return views.text_reply(Mrkdwn("\n").join(lines))

@@ -26,14 +26,21 @@ def _activity(ins: Insights, lang: str) -> Mrkdwn:
 
 
 def funnel_line(catalog: Catalog, funnel: TrackFunnel, lang: str) -> Mrkdwn:
-    """``*Speculative decoding* · 6 readers`` then ``6 → 5 → 4 → <4 …`` (readers reaching each step);
+    """``*Speculative decoding* · 6 readers`` then ``6 → 5 → 4 → <4 …`` (readers reaching each step),
+    cut after the last step anyone reached: ``6 → 5 → 0 · no one past step 2 of 17``;
     one line saying so when every step's count is hidden or zero (not ``<4 → 0 → 0 …``)."""
     name = track_name(catalog, funnel.track_id, lang)
     if not any(funnel.reached):  # each None (hidden) or 0
         readers = count_text(funnel.readers)
         return t("stats.funnel_hidden", lang, track=name, readers=readers, steps=funnel.steps)
-    steps = " → ".join(count_text(n) for n in funnel.reached[:FUNNEL_STEPS])
-    more = " …" if funnel.steps > FUNNEL_STEPS else ""
+    # QA round 13: cut after the last step anyone reached (not "5 → 5 → 5 → 0 → 0 → … (12 more zeros)"):
+    # one 0 shows where readers stop, then how far that is in the path
+    last = max(i for i, n in enumerate(funnel.reached) if n != 0) + 1  # a hidden count (None) is someone
+    shown = funnel.reached[: min(last, FUNNEL_STEPS)]
+    steps = " → ".join(count_text(n) for n in shown)
+    more = Mrkdwn(" …" if last > FUNNEL_STEPS else "")
+    if last < funnel.steps:
+        more += Mrkdwn(" · " if more else " → 0 · ") + t("stats.funnel_stop", lang, last=last, steps=funnel.steps)
     return t(
         "stats.funnel", lang, track=name, readers=count_text(funnel.readers), steps=funnel.steps, funnel=steps + more
     )

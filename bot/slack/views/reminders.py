@@ -88,19 +88,22 @@ def reminders_reply(
     notice: str | None = None,
     numbers: Sequence[int] | None = None,
 ) -> Reply:
-    """The pending reminders, soonest first, numbered as ``reminders cancel <n>`` counts (``numbers``,
-    one each; None: 1, 2, …), with *Cancel*; each day as the confirmation names it
-    (:func:`plain_due_label`: ``Monday 14 Dec 2026, 09:00 …``)."""
+    """The pending reminders (``reminders``, soonest first) numbered as ``reminders cancel <n>``
+    counts (``numbers``, one each; None: 1, 2, …) and listed in the order of those numbers (QA round
+    13: "2. Tue 8 Dec" above "1. Mon 14 Dec"; a number follows the order reminders were set, so a
+    number once shown never names another reminder), with *Cancel*; each day as the confirmation
+    names it (:func:`plain_due_label`: ``Monday 14 Dec 2026, 09:00 …``)."""
     blocks: list[Json] = [header(t("reminders.header", lang))]
     if notice:
         blocks.append(section(notice))
     if not reminders:
         blocks.append(section(t("reminders.none", lang)))
         return make_reply(blocks, Mrkdwn("\n").join(x for x in (notice, t("reminders.none", lang)) if x))
+    listed = sorted(zip(numbers or range(1, len(reminders) + 1), reminders, strict=True), key=lambda x: x[0])
     lines = []
-    for i, r in enumerate(reminders[:MAX_LISTED]):
+    for i, (number, r) in enumerate(listed[:MAX_LISTED]):
         when = plain_due_label(r.due_at, r.timezone, lang)  # as the confirmation said it (QA)
-        line = Mrkdwn("{}. {} · {}").format(numbers[i] if numbers else i + 1, when, _post(catalog, r.post_id, lang))
+        line = Mrkdwn("{}. {} · {}").format(number, when, _post(catalog, r.post_id, lang))
         lines.append(line)
         cancel = button(t("btn.cancel", lang), f"cancel_reminder:{i}", {"d": str(r.id), "v": "reminders"})
         blocks.append(section(line, accessory=cancel))
