@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.runtime import Runtime
 from bot.slack.commands.context import CHANNEL_INVITE, CHANNEL_OK
+from bot.slack.commands.subscribe import CHANNEL_UNCHECKED
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
 from bot.slack.homes import HomePublisher
 from bot.slack.kept_answers import KeptAnswers
@@ -196,24 +197,27 @@ def build_app(
 
     def check_channel(team_id: str, channel_id: str) -> str:
         # a private channel the bot is not in is channel_not_found, a public one is_member false:
-        # both ask for /invite (no channels:join); any other failure lets subscribe go ahead.
+        # both ask for /invite (no channels:join); any other failure (ratelimited, HTTP 5xx, a timeout)
+        # is CHANNEL_UNCHECKED: subscribe stores nothing and asks to try again (QA round 14).
         resp, why = web_api(
             team_id, "conversations.info", lambda token: app.client.conversations_info(channel=channel_id, token=token)
         )
         if resp is None:
-            return CHANNEL_INVITE if why == "channel_not_found" else CHANNEL_OK
+            return CHANNEL_INVITE if why == "channel_not_found" else CHANNEL_UNCHECKED
         channel = resp.get("channel") or {}
         if channel.get("is_im") or channel.get("is_mpim") or channel.get("is_member", True):
             return CHANNEL_OK
         return CHANNEL_INVITE
 
-    def announce(team_id: str, channel_id: str, text: Mrkdwn) -> None:
-        # not_in_channel and other refusals are logged: the command still answers
-        web_api(
+    def announce(team_id: str, channel_id: str, text: Mrkdwn) -> str | None:
+        # not_in_channel and other refusals are logged: the command still answers; the refusal is
+        # returned (None: posted) for subscribe to undo a digest the channel cannot get (QA round 14)
+        _, why = web_api(
             team_id,
             "chat.postMessage",
             lambda t: app.client.chat_postMessage(channel=channel_id, text=str(text), token=t),
         )
+        return why
 
     app.lazy_pool = pool
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel, announce=announce)

@@ -154,10 +154,10 @@ def test_stop_button_by_someone_else_is_refused_by_the_subscriber_works(slack, s
 def test_snooze_is_announced_and_a_failed_announcement_does_not_fail_the_command(slack, standin, runtime):
     slack.ask("subscribe spec")
     [sub] = runtime.store.subscriptions(slack.team, CHANNEL)
-    bob = replace(slack, user="U0BOB")  # anyone may snooze
-    _, url = bob.click(_digest_message(sub.id, "snooze"), "snooze:", ephemeral=False)
+    admin = replace(slack, user="U0ADM")  # who set it up or an admin may snooze (QA round 14)
+    _, url = admin.click(_digest_message(sub.id, "snooze"), "snooze:", ephemeral=False)
     assert "Speculative decoding" in standin.wait_for_response(url, timeout=PATIENCE_S).body["text"]
-    assert _wait_announced(standin, CHANNEL, 2)[-1].startswith("Bob snoozed this channel's Speculative decoding digest")
+    assert _wait_announced(standin, CHANNEL, 2)[-1].startswith("Ada snoozed this channel's Speculative decoding digest")
     # the bot is removed from the channel afterwards: the post is refused, the command still answers
     standin.channels[0]["is_member"] = False
     standin.channels[0]["is_private"] = False
@@ -202,8 +202,8 @@ def test_a_second_snooze_of_the_same_digest_is_answered_privately_and_announced_
     _, url = slack.click(_digest_message(sub.id, "snooze"), "snooze:", ephemeral=False)
     standin.wait_for_response(url, timeout=PATIENCE_S)
     announced = _wait_announced(standin, CHANNEL, 2)
-    bob = replace(slack, user="U0BOB")
-    _, again = bob.click(_digest_message(sub.id, "snooze"), "snooze:", ephemeral=False)
+    admin = replace(slack, user="U0ADM")
+    _, again = admin.click(_digest_message(sub.id, "snooze"), "snooze:", ephemeral=False)
     answer = standin.wait_for_response(again, timeout=PATIENCE_S).body
     assert "already snoozed" in answer["text"] and answer.get("response_type", "ephemeral") == "ephemeral"
     assert _announcements(standin, CHANNEL) == announced  # the subscribe's line and one snooze line

@@ -21,15 +21,17 @@ from bot.slack.views.blocks import Reply
 
 
 def _digest(kind: Literal["snooze", "stop"]) -> Callable[[Context, ButtonValue], Reply | None]:
-    """A digest's ``kind`` button: *Stop* only for who :meth:`Context.may_stop`; a change is announced.
+    """A digest's ``kind`` button: on a channel digest only for who :meth:`Context.may_stop` (its
+    creator or a workspace admin, *Snooze* as *Stop*); a change is announced.
     On a channel digest the answer and the announcement speak the digest's language
     (:meth:`~bot.store.Store.digest_lang`, the language of the message clicked), not the clicker's."""
 
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
         sub = channel_subscription(ctx.rt, ctx.caller, value.v)
         lang = ctx.lang if sub is None else ctx.rt.store.digest_lang(sub)
-        if sub is not None and kind == "stop" and not ctx.may_stop(sub.created_by):
-            return views.text_reply(t("sub.not_allowed", lang, person=ctx.person(sub.created_by or "")))
+        if sub is not None and not ctx.may_stop(sub.created_by):  # Snooze too (QA round 14)
+            refusal = "sub.not_allowed" if kind == "stop" else "sub.snooze_not_allowed"
+            return views.text_reply(t(refusal, lang, person=ctx.person(sub.created_by or "")))
         reply, changed = digest_action(ctx.rt, ctx.caller, kind, value.model_dump(exclude_none=True), lang=lang)
         if sub is not None and changed:  # a repeated Snooze is answered to the clicker alone (QA round 8)
             cat = ctx.catalog

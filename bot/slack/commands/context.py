@@ -110,8 +110,9 @@ ChannelCheck = Callable[[str, str], str]
 """``(team_id, channel_id) -> CHANNEL_OK | CHANNEL_INVITE`` from ``conversations.info``; must
 not raise (an answer it cannot read is :data:`CHANNEL_OK`)."""
 
-Announce = Callable[[str, str, Mrkdwn], None]
-"""``(team_id, channel_id, text)``: post one line (``chat.postMessage``); must not raise (logs a refusal)."""
+Announce = Callable[[str, str, Mrkdwn], str | None]
+"""``(team_id, channel_id, text)``: post one line (``chat.postMessage``); Slack's refusal
+(``not_in_channel`` …), None when posted or nothing was posted to; must not raise (logs a refusal)."""
 
 
 def any_channel(team_id: str, channel_id: str) -> str:

@@ -283,8 +283,8 @@ def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:
     reminders list are drawn again)."""
     cat = ctx.catalog
     pid = cat.resolve_post_id(value.p) if value.p else None
-    if pid is None or not cat.has_post(pid):
-        return replies.redraw(ctx, value.v, t("error.generic", ctx.lang), offset=value.o)
+    if pid is None or not cat.has_post(pid) or (value.t and replies.current_track(ctx, value.t) is None):
+        return replies.outdated(ctx)  # a post or track gone, as Mark read says it (QA round 14)
     if (no_link := _no_link(ctx, pid)) is not None:
         return replies.redraw(ctx, value.v, no_link, offset=value.o)
     notice, stored = _set(ctx, pid, (value.d or "").split())

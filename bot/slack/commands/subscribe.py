@@ -12,7 +12,7 @@ from bot.domain.schedule import ScheduleParts, WeeklySchedule, subscription_chan
 from bot.domain.words import closest
 from bot.slack import grammar
 from bot.slack.commands import replies
-from bot.slack.commands.context import CHANNEL_OK, Context
+from bot.slack.commands.context import CHANNEL_INVITE, CHANNEL_OK, Context
 from bot.slack.commands.digest_actions import handle_digest_action
 from bot.slack.commands.plan import budget_refusal, channel_budget, dm_budget
 from bot.slack.commands.progress import ALL_WORDS, not_tracks, several_tracks
@@ -23,6 +23,13 @@ from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.digest import DIGEST_DM_VIEW
 from bot.store.snapshots import Subscription
+
+CHANNEL_UNCHECKED = "unchecked"
+"""A channel check's answer when ``conversations.info`` could not be asked (ratelimited, HTTP 5xx,
+a timeout): nothing is stored, the person is asked to try again in a moment (QA round 14)."""
+
+CANNOT_POST = frozenset({"not_in_channel", "channel_not_found"})
+"""An announcement's refusals that mean the channel cannot get its digest: a new one is undone."""
 
 MIN_STEPS, MAX_STEPS = 1, 3
 """Steps a channel digest may send each week (the store's check constraint)."""
@@ -122,9 +129,33 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
     text = sentences(lang, text, *filter(None, (budget, club)))
     club_changed = cmd.club is not None and bool(cmd.club) != was_club
     if announce or club_changed:  # the channel hears of every change of its digest, a club's included
-        ctx.tell_channel(_announcement(ctx, cmd, now, announce, club_changed))
+        why = _tell_channel(ctx, _announcement(ctx, cmd, now, announce, club_changed))
+        if why in CANNOT_POST and old is None:  # QA round 14: saved, yet the channel never hears
+            ctx.rt.store.unsubscribe(sub.team_id, sub.channel_id, sub.track_id)
+            raise _CannotPost
     # The digest keeps its own language: a subscribe never changes the person's (only `lang` does).
     return with_note(text, cmd, lang)
+
+
+class _CannotPost(Exception):
+    """The channel refused the announcement of a new digest (the bot is not in it): undone."""
+
+
+def _tell_channel(ctx: Context, text: Mrkdwn) -> str | None:
+    """Post ``text`` in the caller's channel; Slack's refusal (``not_in_channel``…), None when posted
+    or nothing to post to. The Slack door's announce returns the refusal; one that returns nothing
+    (no Slack: tests, the console) is taken as posted."""
+    channel = ctx.caller.channel_id
+    if not channel or channel.startswith("D"):
+        return None
+    return ctx.announce(ctx.caller.team_id, channel, text)
+
+
+def _invite(ctx: Context, tid: str | None) -> Reply:
+    """The reply when the bot cannot post in the channel: nothing set up, invite it, then run the
+    command as typed (with its day and time) again."""
+    again = " ".join(ctx.typed.replace("`", "").split())[:200] or f"subscribe {tid or ''}".strip()  # (QA)
+    return views.text_reply(t("sub.invite", ctx.lang, command=again))
 
 
 def _announcement(ctx: Context, cmd: grammar.Command, sub: Subscription, key: str | None, club: bool) -> Mrkdwn:
@@ -169,14 +200,19 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(unknown)
     if (bad_budget := budget_refusal(cmd, ctx.lang)) is not None:
         return views.text_reply(bad_budget)
-    if ctx.channel_check(caller.team_id, caller.channel_id) != CHANNEL_OK:
-        again = " ".join(ctx.typed.replace("`", "").split())[:200] or f"subscribe {tid}"  # (QA) with its day and time
-        return views.text_reply(t("sub.invite", ctx.lang, command=again))
-    if several:
-        lines = [_subscribe_one(ctx, cmd, x, named=True) for x in several]
-        return views.text_reply(Mrkdwn("\n").join(lines) + not_tracks(ctx, cmd))
-    assert tid is not None
-    return views.text_reply(_subscribe_one(ctx, cmd, tid))
+    check = ctx.channel_check(caller.team_id, caller.channel_id)
+    if check == CHANNEL_INVITE:
+        return _invite(ctx, tid)
+    if check != CHANNEL_OK:  # not asked (ratelimited, 5xx): nothing stored (QA round 14)
+        return views.text_reply(t("sub.check_later", ctx.lang))
+    try:
+        if several:
+            lines = [_subscribe_one(ctx, cmd, x, named=True) for x in several]
+            return views.text_reply(Mrkdwn("\n").join(lines) + not_tracks(ctx, cmd))
+        assert tid is not None
+        return views.text_reply(_subscribe_one(ctx, cmd, tid))
+    except _CannotPost:  # the check let it through, the channel refused the announcement
+        return _invite(ctx, tid)
 
 
 def _several(ctx: Context, cmd: grammar.Command) -> list[str]:

@@ -15,19 +15,24 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import threading
+import weakref
+from collections import OrderedDict
 from typing import Any
 
 from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 from bot import metrics
 from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.slack.commands.context import ButtonValue
 from bot.slack.commands.registry import BUTTONS
-from bot.slack.handlers import Caller
+from bot.slack.handlers import Caller, Handlers
 from bot.slack.held import HoldUntilAnswered, written, written_cancels
 from bot.slack.home_facts import HomeFacts
+from bot.slack.i18n import t
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import open_home
@@ -71,10 +76,21 @@ def _show_in_modal(
         return False
     handlers = handlers_of(context)
     modal = track_modal(handlers.rt.holder.catalog, track_id, reply, handlers.context(caller).lang)
-    if in_modal:
-        client.views_update(view_id=view_payload.get("id"), view=modal)
-    else:
-        client.views_open(trigger_id=body.get("trigger_id"), view=modal)
+    try:
+        if in_modal:
+            client.views_update(view_id=view_payload.get("id"), view=modal)
+        else:
+            client.views_open(trigger_id=body.get("trigger_id"), view=modal)
+    except SlackApiError as exc:  # expired_trigger_id (a slow click), view gone: Home left as is (QA round 14)
+        why = exc.response.get("error") if exc.response is not None else None
+        log.info(
+            "%s for a %s click failed (team %s): %s",
+            "views.update" if in_modal else "views.open",
+            kind,
+            caller.team_id,
+            why,
+        )
+        return True
     if kind != "open_path":
         open_home(context, caller)
     return True
@@ -146,11 +162,72 @@ def handle_action(body: Payload, respond: Respond, client: WebClient, context: B
     if _from_home(body) or reply is None:
         open_home(context, caller)
         return
+    if not (body.get("response_url") or body.get("response_urls")):  # a modal's click: nowhere to answer
+        log.info("a %s click without a response_url (team %s): not answered", kind, caller.team_id)
+        return
     # a share is a new message; a click on a digest or an unfurl (seen by all) answers privately
     view = str(data.get("v", ""))
     keep_original = kind == "share" or view.startswith("digest") or view == "unfurl" or reply.keep_original
-    respond(**reply.payload(), replace_original=not keep_original)
+    shared = _share_key(body, caller, data) if kind == "share" and reply.response_type == "in_channel" else None
+    if shared is not None and not shares_of(handlers).claim(shared):  # QA round 14: two clicks posted it twice
+        lang = handlers.context(caller).lang
+        respond(text=str(t("share.already", lang)), response_type="ephemeral", replace_original=False)
+        return
+    try:
+        respond(**reply.payload(), replace_original=not keep_original)
+    except Exception:
+        if shared is not None:
+            shares_of(handlers).release(shared)  # not posted: the person may try again
+        raise
     metrics.observe_reply("action", context)
+
+
+def _share_key(body: Payload, caller: Caller, data: Payload) -> tuple[str, ...]:
+    """What makes a *Share to channel* click the same share: who, where, the message clicked, the track."""
+    container = body.get("container") or {}
+    ts = str(container.get("message_ts") or (body.get("message") or {}).get("ts") or "")
+    channel = str(container.get("channel_id") or caller.channel_id or "")
+    return (caller.team_id, caller.user_id, channel, ts, str(data.get("t") or ""))
+
+
+class ClaimedOnce:
+    """Keys claimed once in this process (the last :attr:`size` kept; thread-safe): a *Share to channel*
+    posts once per message and person even when clicked twice at once. Not in the database: after a
+    restart an old message's *Share* may post again (the lead's choice to make durable)."""
+
+    def __init__(self, size: int = 20_000) -> None:
+        self.size = size
+        self._keys: OrderedDict[tuple[str, ...], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def claim(self, key: tuple[str, ...]) -> bool:
+        """True the first time ``key`` is claimed (and kept), False after."""
+        with self._lock:
+            if key in self._keys:
+                return False
+            self._keys[key] = None
+            while len(self._keys) > self.size:
+                self._keys.popitem(last=False)
+            return True
+
+    def release(self, key: tuple[str, ...]) -> None:
+        """Forget ``key`` (its share was not posted)."""
+        with self._lock:
+            self._keys.pop(key, None)
+
+
+_SHARES: weakref.WeakKeyDictionary[Handlers, ClaimedOnce] = weakref.WeakKeyDictionary()
+_SHARES_LOCK = threading.Lock()
+
+
+def shares_of(handlers: Handlers) -> ClaimedOnce:
+    """The *Share to channel* clicks answered by the app of ``handlers`` (:func:`_share_key`): one
+    :class:`ClaimedOnce` per app, so two apps in one process (tests, doors) do not share it."""
+    with _SHARES_LOCK:
+        claimed = _SHARES.get(handlers)
+        if claimed is None:
+            claimed = _SHARES[handlers] = ClaimedOnce()
+        return claimed
 
 
 def _follow_up(body: Payload, respond: Respond, client: WebClient, context: BoltContext) -> None:

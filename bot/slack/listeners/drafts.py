@@ -103,12 +103,35 @@ def catalog_errors(exc: Exception, state: Payload, lang: str) -> dict[str, str]:
     input it is about (by the field it names, else the first input), introduced in ``lang``."""
     issues = getattr(exc, "issues", None) or [exc]
     out: dict[str, list[str]] = {}
+    said: dict[str, list[str]] = {}  # in Slack's words (QA round 14: "name one with --track")
     for issue in issues:
-        words = f"{getattr(issue, 'field', '')} {getattr(issue, 'message', issue)}".casefold()
-        block = next((b for b, w in _ABOUT if w in words and b in state), None)
-        block = block or ("summary" if "summary" in state else "questions")
-        out.setdefault(block, []).append(str(getattr(issue, "message", issue)))
-    return {b: str(t("draft.error.catalog", lang, why="; ".join(m))[:1500]) for b, m in out.items()}
+        message = str(getattr(issue, "message", issue))
+        words = f"{getattr(issue, 'field', '')} {message}".casefold()
+        known = next(((b, key, m) for pattern, b, key in _SAID if (m := pattern.search(words)) and b in state), None)
+        if known is not None:
+            where, key, found = known
+            said.setdefault(where, []).append(str(t(key, lang, **found.groupdict())))
+            continue
+        about = next((b for b, w in _ABOUT if w in words and b in state), None)
+        out.setdefault(about or ("summary" if "summary" in state else "questions"), []).append(message)
+    errors = {b: str(t("draft.error.catalog", lang, why="; ".join(m))[:1500]) for b, m in out.items()}
+    for block, lines in said.items():
+        errors[block] = " ".join([*lines, errors.get(block, "")]).strip()[:1500]
+    return errors
+
+
+_SAID = (
+    (re.compile(r"unknown track"), "track", "draft.error.track"),
+    (re.compile(r"needs a chinese summary"), "summary_zh", "draft.error.summary_zh"),
+    (re.compile(r"--summary-zh is the chinese summary"), "summary_zh", "draft.error.summary_zh_lang"),
+    (re.compile(r"--summary is the english summary"), "summary", "draft.error.summary_lang"),
+    (re.compile(r"needs its summary in our own words"), "summary", "draft.error.summary"),
+    (re.compile(r"--prompt-zh is required"), "prompt_zh", "draft.error.prompt_pair"),
+    (re.compile(r"--prompt is required"), "prompt", "draft.error.prompt_pair"),
+    (re.compile(r"position -?\d+ is outside 1\.\.(?P<high>\d+)"), "position", "draft.error.position"),
+)
+"""Refusals of :func:`bot.domain.catalog.accept.accept` (worded for the command line) said in the
+modal's terms: ``(pattern on the field and message, casefolded; block id; i18n key)``, first match."""
 
 
 _ABOUT = (
@@ -119,6 +142,7 @@ _ABOUT = (
     ("prompt", "prompt"),
     ("reading", "essential step"),
     ("summary_zh", "summary_zh"),
+    ("summary_zh", "summary.zh"),
     ("summary", "summary"),
     ("position", "position"),
     ("track", "track"),

@@ -71,15 +71,32 @@ COLON = {"en": ": ", "zh": "："}
 
 
 def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dict[str, Any]:
-    """A track reply as a modal (``views.open`` / ``views.update`` payload), from *Open path*."""
+    """A track reply as a modal (``views.open`` / ``views.update`` payload), from *Open path*;
+    without *Share to channel* (no channel to share to from a modal)."""
     title = truncate(track_name(catalog, track_id, lang), MODAL_TITLE_MAX)
     return {
         "type": "modal",
         "callback_id": f"track:{track_id}",
         "title": {"type": "plain_text", "text": title},
         "close": {"type": "plain_text", "text": as_plain(t("btn.close", lang))},
-        "blocks": reply.blocks[:100],
+        "blocks": _without_share(reply.blocks)[:100],
     }
+
+
+def _without_share(blocks: list[Any]) -> list[Any]:
+    """``blocks`` without their *Share to channel* buttons (an actions block left empty dropped): a
+    modal has no channel to post in (QA round 14: the click raised). New dicts: blocks are kept
+    answers, shared and read-only."""
+    out: list[Any] = []
+    for block in blocks:
+        elements = block.get("elements") if block.get("type") == "actions" else None
+        if elements is None:
+            out.append(block)
+            continue
+        kept = [e for e in elements if not str(e.get("action_id") or "").startswith("share:")]
+        if kept:
+            out.append(block if len(kept) == len(elements) else {**block, "elements": kept})
+    return out
 
 
 def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
