@@ -6,10 +6,11 @@ and whether the post is a recap of an event: :class:`FitIndex`, between
   generation (``gpu_generations`` of ``catalog/vocabulary.yaml``: H100 and H200 are Hopper): a post
   whose title or tags name a chip of that generation gains :data:`GENERATION_POINTS`, one naming
   only chips of other generations (the GB300 post) loses as many. Posts naming no chip stay.
-* A question about a platform that is no chip (the search's track is a ``platform_tracks`` track
-  and the question names a glossary term of it: ``AMD``, ``Radeon``, ``TPU``) prefers the posts whose
-  title names it: such a post gains :data:`PLATFORM_TITLE_POINTS` (ROCm's attention backends before
-  the Triton backend's deep dive, tagged AMD among NVIDIA and Intel: holdout round l).
+* A question about a platform that is no chip (it names a glossary term of a ``platform_tracks``
+  track: ``AMD``, ``Radeon``, ``TPU``, and the search's track is that track or none) prefers the posts
+  whose title names it: such a post gains :data:`PLATFORM_TITLE_POINTS` (ROCm's attention backends
+  before the Triton backend's deep dive, tagged AMD among NVIDIA and Intel: holdout round l; the
+  AMD × Semantic Router post before the router release that runs on AMD too: round m).
 * A question of one field term (``tpu``) asks for the posts about it: a post tagged with a
   ``recap_tags`` tag (a meetup recap, a year's retrospective) whose title does not name the term
   loses :data:`RECAP_PENALTY`; it mentions the term among many others.
@@ -82,12 +83,12 @@ class FitIndex(DefineIndex):
 
     def _fit(self, ranked: list[Ranked], topicality: Topicality, track: TrackMatch | None = None) -> list[Ranked]:
         """``ranked`` (best first) with the chip-generation and platform-title points (the latter when
-        the search's ``track`` is a platform track: the question is about running there) and the recap
+        the search's ``track`` is a platform track or none: the question is about running there) and the recap
         penalty (module docstring) applied, best first again; unchanged when none applies."""
         asked = self._question_generations(topicality)
         single = topicality.terms[0] if len(topicality.terms) == 1 and topicality.bare else None
         recaps = self._vocab.recap_tags
-        on_platform = track is not None and track.track_id in self._vocab.platform_tracks
+        on_platform = track is None or track.track_id in self._vocab.platform_tracks  # no other track named
         platforms = self._platform_terms(topicality) if on_platform else []
         if not asked and not platforms and (single is None or not recaps):
             return ranked

@@ -107,6 +107,83 @@ def slug_words(url: str) -> str:
     return " ".join(words) if len(words) >= 2 else ""
 
 
+_HOST_PREFIXES = frozenset({"www", "docs", "doc", "developers", "developer", "api", "m", "en", "app", "blog", "wiki"})
+"""Host labels that say which part of a site a link is on, not whose site it is (``docs.vllm.ai``)."""
+
+_SECOND_LEVEL = frozenset({"co", "com", "org", "net", "ac", "gov", "edu"})
+"""Labels before a country's top-level domain that belong to the suffix (``example.co.uk``)."""
+
+_PATH_NOISE = frozenset(
+    {
+        "en",
+        "latest",
+        "stable",
+        "main",
+        "master",
+        "blob",
+        "tree",
+        "raw",
+        "issues",
+        "issue",
+        "pull",
+        "pulls",
+        "discussions",
+        "commit",
+        "commits",
+        "abs",
+        "pdf",
+        "html",
+        "htm",
+        "md",
+        "php",
+        "aspx",
+        "index",
+        "www",
+        "resolve",
+        "files",
+        "releases",
+        "tag",
+        "wiki",
+        "docs",
+        "blog",
+        "posts",
+        "post",
+        "p",
+        "a",
+        "s",
+        "v",
+    }
+)
+"""Path words that address a page (``/en/latest/``, ``/issues/``, ``/abs/``), not what it is about."""
+
+_PATH_WORD_RE = re.compile(r"[^\W_]+")
+
+
+def link_words(match: re.Match[str]) -> str:
+    """The words a link pasted inside a question stands for (``match.group(0)`` a URL with its
+    scheme): its site's name, the host label before the top-level domain other than a part of the
+    site (``developers.cloudflare.com`` → ``cloudflare``, ``docs.vllm.ai`` → ``vllm``), then the
+    words of its path, numbers and page-addressing words left out (``huggingface.co/google/diffusiongemma``
+    → ``huggingface google diffusiongemma``; ``…/issues/123`` → its repository's words), space-padded;
+    ``" "`` for text that is no URL. A link to another site names what the question is about
+    (Cloudflare's cache is no KV cache: holdout round m)."""
+    url = match.group(0).strip(_AROUND)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return " "
+    labels = [label for label in (parts.hostname or "").casefold().split(".") if label]
+    if len(labels) >= 3 and labels[-2] in _SECOND_LEVEL:
+        labels = labels[:-1]
+    site = [label for label in labels[:-1] if label not in _HOST_PREFIXES]
+    path = [
+        word
+        for word in _PATH_WORD_RE.findall(unquote(parts.path).casefold())
+        if not word.isdigit() and word not in _PATH_NOISE
+    ]
+    return f" {' '.join([*site[-1:], *path])} "
+
+
 def source_file_name(post: Post) -> str | None:
     """The post's file in the blog source, without folder: ``"2024-10-17-spec-decode.md"``.
 

@@ -23,10 +23,12 @@ from bot.domain.search.analysis import (
 from bot.domain.search.fields import field_of
 from bot.domain.search.fit import FitIndex
 from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR
+from bot.domain.search.links import link_words
 from bot.domain.search.reorder import (
     NEWEST_LEAD,
     Ranked,
     answered_first,
+    checklist_first,
     general_first,
     generality,
     id_first,
@@ -224,8 +226,8 @@ class Matcher(FitIndex):
         if newest and lead is not None:
             text = text[lead.end() :]
         has_link = "://" in text or "<" in text
-        if has_link:  # a link inside a sentence is not a topic: drop it
-            text = _URL_RE.sub(" ", clean(text))
+        if has_link:  # a link inside a sentence: the words of its site and path (links.py)
+            text = _URL_RE.sub(link_words, clean(text))
         norm = normalize(text)[:MAX_QUERY_CHARS]
         if not norm:
             return SearchResult(query, None, (), HINT_EMPTY)
@@ -254,6 +256,7 @@ class Matcher(FitIndex):
             self._doc_of_id.get(text.strip().lower()),
             linked_first(answered_first(self._answer_keys.get(answer_key, ()), ranked), self._linked, held, len(told)),
         )
+        ranked = checklist_first(ranked, held, len(told))  # a long list of terms: the post on all of them
         if not ranked:
             return SearchResult(query, track, (), None, topic=topic is not None)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * min(100.0, ranked[0][0]))

@@ -140,3 +140,21 @@ def adjusted(ranked: list[Ranked], points: Callable[[int], float]) -> list[Ranke
     if not any(moves):
         return ranked
     return sorted(((s + m, d, f, c) for (s, d, f, c), m in zip(ranked, moves, strict=True)), key=lambda r: -r[0])
+
+
+CHECKLIST_TERMS = 4
+"""A question listing this many telling terms or more reads as a checklist (``engine core → scheduler
+→ chunked prefill, prefix caching, guided decoding, multi-node``): :func:`checklist_first`."""
+
+
+def checklist_first(ranked: list[Ranked], held: Callable[[int], int] | None, told: int) -> list[Ranked]:
+    """``ranked`` with the best post holding every one of the question's ``told`` telling terms
+    (``held(doc)``: how many it holds; :data:`CHECKLIST_TERMS` or more) first, at the top score, when
+    the top post holds at most half of them: the rare word of one item (``FSM``) no longer outranks
+    the post on the whole list (holdout round m). Unchanged otherwise (``held`` None: fewer terms)."""
+    if held is None or told < CHECKLIST_TERMS or not ranked or held(ranked[0][1]) * 2 > told:
+        return ranked
+    found = next((r for r in ranked if held(r[1]) >= told), None)
+    if found is None:
+        return ranked
+    return [(max(found[0], ranked[0][0]), *found[1:])] + [r for r in ranked if r is not found]
