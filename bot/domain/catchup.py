@@ -72,12 +72,11 @@ def catch_up(catalog: Catalog, follows: Sequence[str], read: Iterable[str], sinc
     tracks = reader_tracks(catalog, follows, resolved)
     day = since.astimezone(UTC).date() if since is not None else None
     found: dict[str, NewPost] = {}
-    for tid in tracks:
+    for tid in tracks if day is not None else ():  # no day: nothing is new
         for step in paths.track_path(catalog, tid).steps:
-            if day is None or step.post_id in found or step.post_id in resolved:
-                continue
-            if step.post.entered >= day:
-                found[step.post_id] = _new_post(catalog, tid, step)
+            pid = step.post_id
+            if day is not None and step.post.entered >= day and pid not in found and pid not in resolved:
+                found[pid] = _new_post(catalog, tid, step)
     new = sorted(found.values(), key=lambda n: n.step.post.entered, reverse=True)
     states = (paths.track_state(catalog, tid, resolved) for tid in tracks)
     nxt = next((s for s in states if s.next is not None), None)

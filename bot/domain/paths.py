@@ -118,7 +118,7 @@ def next_step(catalog: Catalog, track_id: str, read: Iterable[str]) -> Step | No
 def _next_of(
     steps: Iterable[_S],
     done: set[str] | frozenset[str],
-    unlinked: set[str],
+    unlinked: set[str] | frozenset[str],
     post: Callable[[_S], str],
     after: Callable[[_S], Iterable[str]],
 ) -> _S | None:
@@ -295,6 +295,8 @@ class TrackPath:
     essential_minutes: int
     minutes_counted: bool
     before: tuple[str, ...]
+    unlinked: frozenset[str] = frozenset()
+    """The post ids of its steps without a link yet (no one can read them)."""
 
     def step(self, post_id: str) -> PathStep:
         """The step of the current post id ``post_id``; ``KeyError`` when it is not on this path."""
@@ -426,6 +428,7 @@ def _build_path(catalog: Catalog, track: Track) -> TrackPath:
         essential_minutes=minutes,
         minutes_counted=counted,
         before=tuple(b for b in track.before if catalog.has_track(b)),
+        unlinked=frozenset(s.post_id for s in steps if s.post.url is None),
     )
 
 
@@ -434,8 +437,7 @@ def track_state(catalog: Catalog, track_id: str, read: Iterable[str] = ()) -> Tr
     ones are ignored). Raises ``KeyError`` for an unknown track."""
     path = track_path(catalog, track_id)
     done = frozenset(_resolve(catalog, read))
-    unlinked = {s.post_id for s in path.steps if s.post.url is None}
-    nxt = _next_of(path.steps, done, unlinked, lambda s: s.post_id, lambda s: s.step.after)
+    nxt = _next_of(path.steps, done, path.unlinked, lambda s: s.post_id, lambda s: s.step.after)
     first = tuple(
         p for p in (track_path(catalog, b) for b in path.before) if not all(s.post_id in done for s in p.essentials)
     )
