@@ -26,6 +26,7 @@ from bot.domain.text import clean
 from bot.domain.words import closest
 from bot.slack.grammar_dm import dm as _dm
 from bot.slack.grammar_dm import second_budget as _second_budget
+from bot.slack.grammar_forms import retried
 from bot.slack.grammar_phrases import (
     ABOUT_APP,
     ALONE,
@@ -364,8 +365,8 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (r"^(?:turn\s+on|enable|start)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm on"),
     (r"^(?:cancel|delete|remove)\s+(?:a\s+|my\s+|the\s+)?reminders?$", "reminders"),
     (r"^(?:show\s+)?my\s+progress$", "next"),
-    (WEEKLY_TIME_EN, r"plan \1"),  # QA round 13: `I have 30 minutes a week`
-    (WEEKLY_TIME_ZH, r"plan \1"),  # `我每周有30分钟`
+    (WEEKLY_TIME_EN, r"plan \g<t> \g<m>"),  # QA round 13: `I have 30 minutes a week`; `… a month`: refused
+    (WEEKLY_TIME_ZH, r"plan \g<t> \g<m>"),  # `我每周有30分钟`, `plan 我每周有30分钟` (QA round 15)
     (r"^(?:标记|标为|标记为)\s*(\S+?)\s*(?:为)?已读$", r"read \1"),
     (r"^我(?:已经)?(?:读完了|读完|读过了|读过|看完了|看完)\s*(\S+)$", r"read \1"),
     (rf"^(?:(?P<s>{ZH_SPAN}|明早|明晚)|(?P<d>{ZH_DAY}|明早|明晚)?\s*(?P<t>{ZH_TIME}))\s*提醒\s*我(?!们)\s*",
@@ -408,8 +409,7 @@ ELSEWHERE_KINDS: dict[str, tuple[bool, bool]] = {
     "subscribe": (True, True), "unsubscribe": (True, True), "subscriptions": (True, False),
     "follow": (True, True), "unfollow": (True, True), "remind": (True, True),
 }  # fmt: skip
-"""Commands that act only in the channel they are typed in, or only for whoever types them: whether
-a channel, and whether a person, named in them is refused (:attr:`Command.elsewhere`; QA round 8)."""
+"""Commands acting only where typed, for whoever types them: (is a channel named refused, a person?) (QA round 8)."""
 
 
 def parse(text: str) -> Command:
@@ -417,13 +417,13 @@ def parse(text: str) -> Command:
     invisible characters (:func:`~bot.slack.grammar_refs.visible`); a channel or person named in one
     of :data:`ELSEWHERE_KINDS` is :attr:`Command.elsewhere`, the rest parsed without it. Never raises."""
     text = visible(text or "")
-    cmd = _parse(text)
+    cmd = retried(_parse, text)  # `關注 量化`, `> read p-eagle`: read again tidied (QA round 15)
     if cmd.kind not in ELSEWHERE_KINDS:
         return cmd
     ref, here = named_elsewhere(text, *ELSEWHERE_KINDS[cmd.kind])
     if ref is None:
         return cmd
-    alone = _parse(here)
+    alone = retried(_parse, here)
     return replace(alone if alone.kind == cmd.kind else cmd, elsewhere=ref, here=clean(here))
 
 

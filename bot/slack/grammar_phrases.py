@@ -22,10 +22,11 @@ LATEST = re.compile(
     r"|(?:the\s+)?(?:latest|newest|new|recent|most recent)"
     r"(?:\s+(?:vllm\s+)?(?:blog(?:\s+(?:posts?|articles?))?|posts?|articles?|news))?"
     r"(?:\s+(?:on the blog|from the blog|please|pls))?"
-    r"|(?:最近|本周|这周)?(?:有)?(?:什么)?(?:最新|新)(?:的)?(?:文章|博客|博文)?(?:有哪些|有什么)?(?:吗|呢)?"
+    r"|(?:最近|本周|这周)?(?:有)?(?:什么)?(?:最新|新)(?:的)?(?:文章|博客|博文|文)?(?:有哪些|有什么)?(?:吗|呢)?"
     r"|(?:最近|本周|这周)(?:有什么|有哪些)?(?:的)?(?:文章|博客|博文|更新)(?:有哪些|有什么)?(?:吗|呢)?)$"
 )
-"""Asking for the newest posts (``what's new?``, ``latest posts``, ``最新文章``), not for a topic."""
+"""Asking for the newest posts (``what's new?``, ``latest posts``, ``最新文章``; ``最近有咩新文`` read as
+``最近有什么新文``, QA round 15), not for a topic."""
 
 CATCH_UP = re.compile(
     r"^(?:(?:(?:please|pls|can you|could you)\s+)?(?:catch\s*(?:me\s+)?up|fill me in|bring me up to speed"
@@ -33,10 +34,11 @@ CATCH_UP = re.compile(
     r"|(?:what'?s|what is)\s+new\s+(?:for me|since (?:i last read|my last read|last time)))"
     r"(?:\s+(?:please|pls|on my reading|on my tracks|since last time))?"
     r"|(?:请|帮我|请帮我)?(?:跟上进度|追上进度|补上进度|我错过了?(?:什么|啥|哪些)|错过了(?:什么|啥|哪些)|我漏(?:看)?了(?:什么|啥|哪些))"
-    r"(?:吗|呢|啊)?)$"
+    r"(?:吗|呢|啊)?"
+    r"|(?:我要|我想|帮我)?补(?:一下|下)?课(?:吧|啦)?|(?:最近)?有(?:什么|啥|哪些)新的?(?:文章)?(?:要|需要|可以|得)补(?:的)?(?:吗|呢)?)$"
 )
 """Asking what is new since one last read (``catch me up``, ``what did I miss``, ``跟上进度``,
-``我错过了什么``): never a search."""
+``我错过了什么``, ``补课``, ``有什么新的要补``: QA round 15): never a search."""
 
 RECOMMEND = re.compile(
     r"^(?:(?:(?:please|pls|can you|could you|would you)\s+)?(?:recommend|suggest)(?:\s+(?:me|us))?"
@@ -189,11 +191,19 @@ QUOTES = "\"'“”‘’„‚«»「」『』`"
 """Quotes typed around a post id (``read “p-eagle”``), left out (QA round 12)."""
 
 
+MARKUP = "*_~"
+"""Slack's bold, italic and strike marks typed around a post id (``read *p-eagle*``), left out (QA round 15)."""
+EMOJI_CODE = re.compile(r"^:[a-z0-9_+'-]+:$", re.IGNORECASE)
+"""A Slack emoji code typed as a word (``:coffee:``, ``:white_check_mark:``, ``:+1:``)."""
+
+
 def post_arg(rest: list[str]) -> str:
-    """The post a ``read`` / ``unread`` names: each word without the :data:`QUOTES` typed around it
-    (``read “p-eagle”``); ``""`` (the command asks which post) for words that only point at one
-    (``read it``, ``read the first one``: :data:`PRONOUN_POST`; QA round 12)."""
-    text = " ".join(w for w in (w.strip(QUOTES) for w in rest) if w)
+    """The post a ``read`` / ``unread`` names: each word without the :data:`QUOTES` and :data:`MARKUP`
+    typed around it (``read “p-eagle”``, ``read *p-eagle*``) and without emoji codes (``read
+    :white_check_mark: p-eagle``; QA round 15); ``""`` (the command asks which post) for words that
+    only point at one (``read it``, ``read the first one``: :data:`PRONOUN_POST`; QA round 12)."""
+    words = (w.strip(QUOTES + MARKUP).strip(QUOTES) for w in rest if not EMOJI_CODE.match(w))
+    text = " ".join(w for w in words if w)
     return "" if PRONOUN_POST.match(text) else text
 
 
@@ -279,12 +289,18 @@ MY_DATA = re.compile(
 _I_HAVE = r"(?:(?:i|we)\s+(?:only\s+)?(?:have|got|can\s+(?:read|spend|do|manage))\s+|i['’]ve\s+got\s+)?"
 WEEKLY_TIME_EN = (
     rf"^(?:plan\s+)?{_I_HAVE}(?:about\s+|around\s+)?"
-    r"((?:\d{1,4}(?:\.\d)?|an?|half\s+an)\s*(?:m|min|mins|minutes?|h|hrs?|hours?))\s+(?:a|per|each|every)\s+week[.!]*$"
+    r"(?P<t>(?:\d{1,4}(?:\.\d)?|an?|half\s+an)\s*(?:m|min|mins|minutes?|h|hrs?|hours?))"
+    r"\s+(?:(?:a|per|each|every)\s+week|(?P<m>(?:a|per|each|every)\s+month))[.!]*$"
 )
 """A reader's weekly reading time as a sentence, with or without ``plan`` (QA round 13: ``I have 30
-minutes a week``, ``i can spend an hour a week``, ``30 min per week``); group 1: the time."""
+minutes a week``, ``i can spend an hour a week``, ``30 min per week``); ``t``: the time; ``m``: ``a
+month`` when the time is a month's (QA round 15: ``i can spend 2 hours a month``), which ``plan``
+refuses, saying a plan is minutes a week."""
 WEEKLY_TIME_ZH = (
-    r"^(?:计划\s*)?我?(?:每周|每星期|每个星期|一周)(?:有|能读|能看|可以读|可以看|能花|可以花|只有|大概有)\s*"
-    r"(\d{1,4}\s*(?:分钟|分|个?小时)|半个?小时|一个半小时|[一两二三]个?小时)(?:的时间)?[。！]*$"
+    r"^(?:(?:plan|计划)\s*)?我?(?:每周|每星期|每个星期|一周|(?P<m>每月|每个月|一个月))"
+    r"(?:有|能读|能看|可以读|可以看|能花|可以花|只有|大概有)?\s*"
+    r"(?P<t>\d{1,4}\s*(?:分钟|分|个?小时)|半个?小时|一个半小时|[一两二三]个?小时)(?:的时间)?[。！]*$"
 )
-"""The same in Chinese (``我每周有30分钟``, ``每周能读半小时``); group 1: the time."""
+"""The same in Chinese (``我每周有30分钟``, ``每周能读半小时``, ``每星期半个小时``, ``plan 我每周有30分钟``;
+``每月``: ``m``, refused); ``t``: the time. Traditional and Cantonese forms (``我每週有半個鐘``) are
+read as these (:func:`~bot.slack.grammar_forms.tidy`)."""

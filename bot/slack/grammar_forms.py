@@ -1,0 +1,73 @@
+"""Other ways of typing the same command (QA round 15): Traditional characters and Cantonese words
+(``關注 量化``, ``讀咗 p-eagle``, ``我每週有半個鐘``), a pasted quote line (``> read p-eagle``) and
+emoji codes (``I have 30 minutes per week :coffee:``). :func:`retried` reads text that parsed as no
+command once more in its :func:`tidy` form. Pure, read by :func:`bot.slack.grammar.parse`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Protocol, TypeVar
+
+from bot.domain.text import has_han
+from bot.slack.grammar_phrases import EMOJI_CODE
+
+_MORE_TRADITIONAL = str.maketrans("標蹤週鐘訂補課幾鬧曉歡寫紹簡", "标踪周钟订补课几闹晓欢写绍简")
+"""Traditional characters of command words that the search's table
+(``bot.domain.search.analysis._TRADITIONAL``, read with it) does not hold."""
+
+_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p), r)
+    for p, r in (
+        (r"睇", "看"),  # Cantonese: 睇咗, 睇完
+        (r"(读|看)咗", r"\1完"),  # 读咗 p-eagle: 读完 p-eagle
+        (r"咩", "什么"),  # 最近有咩新文
+        (r"嘅", "的"),
+        (r"([\d一二两三四五六七八九十半])\s*个钟(?!头)", r"\1个小时"),  # 半个钟, 两个钟: hours
+    )
+)
+"""Cantonese command words and hours (``钟`` for ``小时``), after the Traditional characters are
+folded: their Mandarin forms."""
+
+_FOLLOW = re.compile(r"^(取消)?追蹤\s+")
+"""``追蹤 <track>`` typed as a command word (Taiwan's word for following an account or a topic):
+``关注``; not the Simplified ``追踪`` (tracing: ``追踪 请求延迟`` stays a search), nor joined to a word."""
+
+_QUOTE_LEAD = re.compile(r"^(?:\s*(?:>|&gt;)\s*)+")
+"""A pasted quote line's marks (``> read p-eagle``)."""
+
+
+def tidy(text: str) -> str:
+    """``text`` without a quote line's leading ``>`` and emoji codes typed as words, Traditional
+    characters folded to Simplified and Cantonese command words (``讀咗``, ``睇完``, ``咩``, ``半個鐘``)
+    and ``追蹤`` written as in Mandarin (``读完``, ``看完``, ``什么``, ``半个小时``, ``关注``), spaces made
+    single. Pure; the search's table is imported only for text holding a CJK ideograph (a parse of
+    ASCII text loads no search module)."""
+    out = " ".join(w for w in _QUOTE_LEAD.sub("", text).split() if not EMOJI_CODE.match(w))
+    if not has_han(out):
+        return out
+    from bot.domain.search.analysis import _TRADITIONAL  # deferred: that module loads the search's regexes
+
+    out = _FOLLOW.sub(r"\1关注 ", out).translate(_MORE_TRADITIONAL).translate(_TRADITIONAL)
+    for pattern, replacement in _WORDS:
+        out = pattern.sub(replacement, out)
+    return out
+
+
+class _Parsed(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+
+P = TypeVar("P", bound=_Parsed)
+
+
+def retried(parse: Callable[[str], P], text: str) -> P:
+    """``parse(text)``; when that is a search (``query``) or a near miss (``did_you_mean``) and
+    :func:`tidy` changes ``text``, ``parse`` of the tidied text if that is something else (a
+    command: ``關注 量化`` is ``follow 关注 量化``), else the first (a search keeps the words typed)."""
+    cmd = parse(text)
+    if cmd.kind not in ("query", "did_you_mean") or (tidied := tidy(text)) == text:
+        return cmd
+    again = parse(tidied)
+    return cmd if again.kind == "query" else again
