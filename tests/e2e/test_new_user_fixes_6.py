@@ -113,15 +113,17 @@ def test_a_started_track_comes_before_the_earliest_path(slack, runtime):
     assert f"*{_name(runtime, 'ops')}*:" in read, read
 
 
-@pytest.mark.parametrize(("lang", "note"), [("en", "so I set no reminder"), ("zh", "所以没有设置提醒")])
-def test_a_reminder_of_a_read_post_is_not_set_and_offers_the_next_step(slack, runtime, lang, note):
-    """QA round 15: a reminder of a post already read was set anyway; now none is, and the reply
-    offers the track's next step instead."""
+@pytest.mark.parametrize(
+    ("lang", "note"),
+    [("en", "You have read it already; the reminder is set anyway."), ("zh", "你已经读过这篇了，提醒仍照常设好。")],
+)
+def test_a_reminder_of_a_read_post_says_so_on_a_line_of_its_own(slack, runtime, lang, note):
     slack.ask(f"lang {lang}")
     slack.ask("read p-eagle")
     reply = _said(slack, "remind p-eagle tomorrow")
-    assert note in reply and "/vllm-path remind " in reply, reply
-    assert list(_due(runtime)) == []
+    assert "\n" + note in reply, reply
+    assert ">" + note[:4] not in reply, reply  # not glued to the link
+    assert list(_due(runtime)) == ["p-eagle"]
 
 
 def test_a_cancelled_reminder_is_a_sentence_after_the_link(slack, runtime):

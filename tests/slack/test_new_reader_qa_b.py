@@ -120,16 +120,16 @@ def test_dm_off_twice_and_catchup_with_the_dm_off(runtime):
     assert "itself is off" not in h.command(ALICE, "dm catchup on").text
 
 
-def test_remind_a_read_post_sets_none_and_a_post_without_a_link_is_refused(runtime):
+def test_remind_a_read_post_is_set_and_says_so_and_a_post_without_a_link_is_refused(runtime):
     h = handlers(runtime)
     h.command(ALICE, "read p-eagle")
     read = h.command(ALICE, "remind p-eagle").text
-    assert "I will remind you of" not in read and "already, so I set no reminder" in read, read
+    assert "I will remind you of" in read and "\nYou have read it already; the reminder is set anyway." in read, read
     cat = runtime.holder.catalog
     unlinked = next(p.id for p in cat.posts if p.url is None)
     refused = h.command(ALICE, f"remind {unlinked}").text
     assert "has no link yet" in refused and "I set no reminder" in refused, refused
-    assert runtime.store.reminders("T1", "U1") == []
+    assert [r.post_id for r in runtime.store.reminders("T1", "U1")] == ["p-eagle"]
 
 
 def test_the_reminders_list_names_the_day_as_the_confirmation_does(runtime):

@@ -174,32 +174,11 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(t("remind.which", ctx.lang))
     if (no_link := _no_link(ctx, post_ids[0])) is not None:
         return views.text_reply(no_link)
-    if post_ids[0] in ctx.reader.read():  # read already: no reminder, the track's next step (QA round 15)
-        return _read_already(ctx, post_ids[0])
     if choice.soon:  # "in 2 hours", "半小时后": the next 09:00, and said so (QA round 11)
         return _next_nine(ctx, post_ids[0], choice.soon)
     if choice.at:  # "tomorrow 9am", "tomorrow at 14:00": set for that day at 09:00, and said so (QA round 10)
         return _at_nine(ctx, post_ids[0], choice, day_words)
     return _answer(ctx, post_ids[0], *_set(ctx, post_ids[0], day_words))
-
-
-def _read_already(ctx: Context, post_id: str) -> Reply:
-    """``remind`` naming a post the caller has read: no reminder is set (QA round 15: "the reminder
-    is set anyway"); the reply says so and offers the next unread step of the post's track
-    (:func:`~bot.slack.commands.replies.main_track`): ``remind <its id>``, with *Mark read* beside
-    it, or says the track is read to its end; a post in no track: the sentence alone."""
-    post = Mrkdwn("*{}*").format(truncate(str(ctx.catalog.post(post_id).title), 150))
-    tid = replies.main_track(ctx, [post_id])
-    if tid is None:
-        return views.text_reply(t("remind.read_none", ctx.lang, post=post))
-    state = ctx.reader.state(tid)
-    if state.next is None:
-        track = views.track_name(ctx.catalog, tid, ctx.lang)
-        notice = t("remind.read_none_done", ctx.lang, post=post, track=track)
-    else:
-        command = truncate(f"/vllm-path remind {state.next.post_id}", 200)
-        notice = t("remind.read_none_next", ctx.lang, post=post, command=command)
-    return rviews.reminder_set_reply(ctx.catalog, post_id, state, notice, True, ctx.lang)
 
 
 def _at_nine(ctx: Context, post_id: str, choice: DayChoice, day_words: list[str]) -> Reply:
