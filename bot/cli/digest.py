@@ -231,7 +231,8 @@ def _preview_trailer(catalog, sub, snapshot, result) -> str:
         if budget and minutes < budget and all(catalog.post(p).url is None for p in order[plan.cursor :]):
             week += ": all the linked steps left"
         parts.append(week)
-    parts.append(f"{result.cursor} of {total} steps of the path sent after it")  # no "cursor" (QA)
+    sent = min(result.cursor, total) - plan.passed_over  # a step waiting for a link is not sent (QA round 15)
+    parts.append(f"{sent} of {total} steps of the path sent after it")  # no "cursor" (QA)
     if plan.unlinked_left:
         parts.append(f"waiting for a link: {_waiting_for_links(catalog, plan.unlinked_left)}")
     elif result.done:

@@ -72,6 +72,15 @@ class ChannelPlan:
     unlinked_left: tuple[str, ...] = ()
     """Those steps' post ids in path order: passed over for want of a link, and, once no linked step
     is left after ``cursor``, the unlinked steps after it (the rest of the path waits for a link)."""
+    passed_over: int = 0
+    """Of ``unlinked_left``, the steps before ``cursor``: counted by the cursor, never sent."""
+
+    @property
+    def sent(self) -> int:
+        """Steps of the path the channel has been sent after this digest: those before ``cursor``
+        but the ones :attr:`passed_over` for want of a link (QA round 15: "17 of 17 steps so far"
+        beside "1 step waits for a link")."""
+        return min(self.cursor, self.total) - self.passed_over
 
     @property
     def done(self) -> bool:
@@ -208,6 +217,7 @@ def plan_channel_digest(
             steps, cursor = steps[:kept], (w.ends[kept - 1] if kept else cursor)
     sent_after = (w.sent_before | set(order[:cursor])) - unlinked_now
     waiting = tuple(p for p in w.waiting if order.index(p) < cursor)
+    passed_over = len(waiting)
     rest = [p for p in order[cursor:] if p in ess or not stops]
     if all(p in unlinked_now for p in rest):  # QA round 13: the rest of the path only waits for a link
         waiting += tuple(rest)
@@ -226,6 +236,7 @@ def plan_channel_digest(
         path=paths.track_path(catalog, track_id),
         waiting=len(waiting),
         unlinked_left=waiting,
+        passed_over=passed_over,
     )
 
 

@@ -28,7 +28,7 @@ import yaml
 
 from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.diff import diff_catalogs
-from bot.domain.catalog.drafts import DRAFTS_DIR, Draft, draft_path
+from bot.domain.catalog.drafts import DRAFTS_DIR, Draft, draft_path, fallback_id, reserved_ids, usable_id
 from bot.domain.catalog.edit import edit_fields, scalar, write_atomic
 from bot.domain.catalog.issues import CatalogError
 from bot.domain.catalog.loader import check_catalog, load_catalog
@@ -194,6 +194,7 @@ def accept(root: Path, draft_id: str, review: Review, today: dt.date | None = No
     path = draft_path(root, draft_id)
     draft = Draft.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
     catalog = load_catalog(root)
+    draft = _with_usable_id(catalog, draft)
     texts: dict[str, str] = {}
     base = catalog.manifest.blog_base_url
     url = draft.url.removeprefix(base) if draft.url.startswith(base + "/") else draft.url
@@ -253,6 +254,20 @@ def accept(root: Path, draft_id: str, review: Review, today: dt.date | None = No
     return Accepted(version, draft.fills or draft.id, track_id, position, tuple(sorted(texts)), moved)
 
 
+def _with_usable_id(catalog: Catalog, draft: Draft) -> Draft:
+    """``draft`` under an id a new post may take (QA round 15: a draft named ``vllm`` became post
+    ``vllm``, which ``read vllm`` then marked): one that is a common word alone, a track id or alias
+    or a post's former id (:func:`bot.domain.catalog.drafts.usable_id`) is replaced by
+    :func:`bot.domain.catalog.drafts.fallback_id` (``-2``… when taken). A fill keeps its post's id."""
+    if draft.fills is not None or usable_id(draft.id, reserved_ids(catalog)):
+        return draft
+    base = fallback_id(draft.url, draft.published)
+    candidate, n = base, 2
+    while catalog.has_post(candidate):
+        candidate, n = f"{base}-{n}", n + 1
+    return draft.model_copy(update={"id": candidate})
+
+
 def _review_place(catalog: Catalog, draft: Draft, review: Review) -> tuple[str, int]:
     """The track and 1-based position a new post's ``review`` gives it (the best suggestion's by
     default). Raises :class:`ReviewError` with every problem of the review at once (QA round 10:
@@ -260,7 +275,7 @@ def _review_place(catalog: Catalog, draft: Draft, review: Review) -> tuple[str, 
     problems: list[str] = []
     if not review.summary:
         problems.append("a new post needs its summary in our own words (English)")
-    problems += language_problems(review)
+    problems += language_problems(review) + summary_problems(review)
     best = draft.suggested[0] if draft.suggested else None
     track_id = review.track or (best.track if best else None)
     known = track_id is not None and catalog.has_track(track_id)
@@ -275,7 +290,7 @@ def _review_place(catalog: Catalog, draft: Draft, review: Review) -> tuple[str, 
     if known:
         order = catalog.order(str(track_id))
         guess = next((s.position for s in draft.suggested if s.track == track_id), len(order) + 1)
-        position = review.position or guess
+        position = review.position if review.position is not None else guess  # QA round 15: 0 or -5 too
         if not 1 <= position <= len(order) + 1:
             problems.append(f"position {position} is outside 1..{len(order) + 1} of track {track_id!r}")
     if problems:
@@ -296,6 +311,32 @@ def language_problems(review: Review) -> list[str]:
         out.append("--summary is the English summary but it is in Chinese: give that text as --summary-zh")
     if review.summary_zh and not _HAN.search(review.summary_zh):
         out.append("--summary-zh is the Chinese summary but it has no Chinese: give an English text as --summary")
+    return out
+
+
+MAX_SUMMARY = 600
+"""Characters of a summary, as the review modal's input allows (QA round 15: the command line took 5,100)."""
+_SLACK_MARKUP = re.compile(r"<(?:[!@#]|https?://|mailto:)[^>]*>")
+"""Slack's markup in a text: ``<!channel>``, ``<@U…>``, ``<#C…>``, ``<https://…|…>`` (QA round 15:
+written into the catalog, a summary pinged a channel or hid a link)."""
+
+
+def summary_problems(review: Review) -> list[str]:
+    """The review's summaries the catalog cannot take, each a sentence naming the option (QA round
+    15): longer than :data:`MAX_SUMMARY` characters, or holding Slack markup (:data:`_SLACK_MARKUP`:
+    a mention or a link written as Slack does). The one rule of the CLI and the review modal."""
+    out: list[str] = []
+    for option, text in (("--summary", review.summary), ("--summary-zh", review.summary_zh)):
+        if not text:
+            continue
+        if len(text) > MAX_SUMMARY:
+            out.append(f"{option} is {len(text):,} characters long: at most {MAX_SUMMARY} characters")
+        if found := _SLACK_MARKUP.search(text):
+            markup = found.group(0)[:40]
+            out.append(
+                f"{option} holds Slack markup ({markup}): write plain text, with no mention "
+                "(<!channel>, <@user>) and no link written as <url|text>"
+            )
     return out
 
 

@@ -13,6 +13,7 @@ catalog post makes a draft that ``fills`` that post (its link, date and minutes)
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 import statistics
@@ -238,16 +239,62 @@ def _slug(text: str) -> str:
     return slug
 
 
+_DATE_PART = re.compile(r"^(?:\d{4}-\d{1,2}-\d{1,2}|\d{8})(?:-|$)|(?:^|-)(?:\d{4}-\d{1,2}-\d{1,2}|\d{8})$")
+_COMMON = (
+    "a an and are as at be by for from how in into is it its of on or the to with what why "
+    "vllm llm llms post posts blog news article index page home update updates release new introducing "
+    "model models inference serving"
+)
+COMMON_WORDS = frozenset(_COMMON.split(" "))
+"""Words too common to be a post's whole id (QA round 15: a Chinese title left ``vllm``, which
+``read vllm`` then marked): an id of one of these alone is never made, and such words do not count
+as a title's usable words."""
+
+
 def _url_slug(url: str) -> str:
-    """The slug of ``url``'s last path part without its suffix (``/2026/12/05/x-y.html`` → ``x-y``)."""
-    return _slug(PurePosixPath(urlsplit(url).path).stem)
+    """The slug of ``url``'s last path part without its suffix and a date at its start or end
+    (``/2026/12/05/x-y.html`` → ``x-y``, ``/2026-12-05-x-y`` → ``x-y``, ``/2026-12-05.html`` → ``""``)."""
+    return _DATE_PART.sub("", _slug(PurePosixPath(urlsplit(url).path).stem))
 
 
-def _new_id(post: SourcePost, taken: set[str]) -> str:
-    """A new post's id: the slug of its URL's last path part (the blog's own), else of its title."""
-    named = _url_slug(post.url)
-    base = named if len(named) >= 3 and re.search("[a-z]", named) else _slug(post.title)
-    base = base or f"post-{post.date.isoformat()}"
+def reserved_ids(catalog: Catalog) -> set[str]:
+    """The slugs a new post id must not be (QA round 15): the catalog's track ids, its tracks'
+    aliases and its posts' former ids (each as a slug), which people type to name a track or post."""
+    out = {t.id for t in catalog.tracks} | {a for p in catalog.posts for a in p.aliases}
+    return out | {s for t in catalog.tracks for a in t.aliases if (s := _slug(a))}
+
+
+def usable_id(slug: str, reserved: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Whether ``slug`` may be a new post's id: at least 3 characters with a letter, not one of
+    :data:`COMMON_WORDS` alone, not all its words common, and not ``reserved`` (:func:`reserved_ids`)."""
+    words = slug.split("-")
+    if len(slug) < 3 or not re.search("[a-z]", slug) or slug in reserved:
+        return False
+    return not all(w in COMMON_WORDS or w.isdigit() for w in words)
+
+
+def fallback_id(url: str, published: dt.date) -> str:
+    """The id of a post whose link and title give no usable one: ``post-<date>-<6 hex of the link>``."""
+    return f"post-{published.isoformat()}-{hashlib.sha256(url.encode()).hexdigest()[:6]}"
+
+
+def new_post_id(url: str, title: str, published: dt.date, reserved: set[str] | frozenset[str] = frozenset()) -> str:
+    """A new post's id (before a ``-2`` when taken): the slug of its link's last path part without its
+    date (the blog's own), else of its title when that gives at least two usable ASCII words (not
+    :data:`COMMON_WORDS`), else :func:`fallback_id`; never a ``reserved`` id (:func:`usable_id`). Pure."""
+    named = _url_slug(url)
+    if usable_id(named, reserved):
+        return named
+    titled = _slug(title)
+    usable_words = [w for w in titled.split("-") if w and w not in COMMON_WORDS and not w.isdigit()]
+    if len(usable_words) >= 2 and usable_id(titled, reserved):
+        return titled
+    return fallback_id(url, published)
+
+
+def _new_id(post: SourcePost, taken: set[str], reserved: set[str]) -> str:
+    """A new post's id (:func:`new_post_id`), ``-2``, ``-3``… after it when ``taken``; added to ``taken``."""
+    base = new_post_id(post.url, post.title, post.date, reserved)
     candidate, n = base, 2
     while candidate in taken:
         candidate, n = f"{base}-{n}", n + 1
@@ -289,6 +336,7 @@ def new_drafts(
         else:
             unlinked[normalize_title(post.title)] = post.id
     taken = {p.id for p in catalog.posts} | {d.id for d in known}
+    reserved = reserved_ids(catalog)
     estimate = estimated_minutes(catalog)
     out: list[Draft] = []
     for sp in posts:
@@ -319,7 +367,7 @@ def new_drafts(
         counted = sp.minutes is not None
         out.append(
             Draft(
-                id=fills or _new_id(sp, taken),
+                id=fills or _new_id(sp, taken, reserved),
                 title=sp.title,
                 url=link,
                 published=sp.date,

@@ -75,14 +75,22 @@ def _lines(text: str) -> tuple[str, ...]:
     return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
+_INTEGER = re.compile(r"[+-]?\d{1,6}")
+"""A position as typed: a whole number (one out of the track's range is refused by the accept)."""
+
+
 def field_errors(state: Payload, lang: str) -> dict[str, str]:
-    """The review modal's own checks, each error under its input's ``block_id`` in ``lang``: a new
-    post's summary, the questions' counts, and the discussion prompt an essential step needs (in
+    """The review modal's own checks, each error under its input's ``block_id`` in ``lang``: a
+    position that is no whole number (QA round 15: ``abc`` took the suggested place), a new post's
+    summary, the questions' counts, and the discussion prompt an essential step needs (in
     English and Chinese, or neither on a further-reading step)."""
     from bot.domain.catalog.models import QUESTIONS_EN, QUESTIONS_ZH  # deferred with the catalog's checks
 
     errors: dict[str, str] = {}
     new_post = "summary" in state
+    position = _value(state, "position")
+    if "position" in state and position and not _INTEGER.fullmatch(position):  # QA round 15: "abc" took the default
+        errors["position"] = str(t("draft.error.position_number", lang))
     if new_post and not _value(state, "summary"):
         errors["summary"] = str(t("draft.error.summary", lang))
     for block, (low, high) in (("questions", QUESTIONS_EN), ("questions_zh", QUESTIONS_ZH)):
@@ -129,6 +137,14 @@ _SAID = (
     (re.compile(r"--prompt-zh is required"), "prompt_zh", "draft.error.prompt_pair"),
     (re.compile(r"--prompt is required"), "prompt", "draft.error.prompt_pair"),
     (re.compile(r"position -?\d+ is outside 1\.\.(?P<high>\d+)"), "position", "draft.error.position"),
+    (
+        re.compile(r"--summary-zh is [\d,]+ characters long: at most (?P<high>\d+)"),
+        "summary_zh",
+        "draft.error.summary_long",
+    ),
+    (re.compile(r"--summary is [\d,]+ characters long: at most (?P<high>\d+)"), "summary", "draft.error.summary_long"),
+    (re.compile(r"--summary-zh holds slack markup"), "summary_zh", "draft.error.summary_markup"),
+    (re.compile(r"--summary holds slack markup"), "summary", "draft.error.summary_markup"),
 )
 """Refusals of :func:`bot.domain.catalog.accept.accept` (worded for the command line) said in the
 modal's terms: ``(pattern on the field and message, casefolded; block id; i18n key)``, first match."""
@@ -167,7 +183,7 @@ def on_submit(ack: Ack, body: Payload, client: WebClient, context: BoltContext) 
 
     review = Review(
         track=_value(state, "track") or None,
-        position=int(position) if position.isdigit() else None,
+        position=int(position) if position else None,  # a whole number (field_errors); -5 is refused
         essential=(_value(state, "reading") == "essential") if "reading" in state else None,
         summary=_value(state, "summary") or None,
         summary_zh=_value(state, "summary_zh") or None,

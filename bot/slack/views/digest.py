@@ -146,8 +146,9 @@ def compose_channel_digest(
     stop = button(stop_label, f"stop:{next(n)}", view, style="danger", confirm=confirm)
     follow = button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view})
     blocks.append(actions([follow, button(t("btn.snooze", lang), f"snooze:{next(n)}", view), stop]))
-    sent = min(plan.cursor, plan.total)
-    footer = t("digest.footer", lang, version=catalog.version, sent=sent, total=plan.total, track_id=track_id)
+    waits = plan.waiting  # not counted as sent, said beside the count (QA round 15)
+    key = "digest.footer" if not waits else "digest.footer_waiting_one" if waits == 1 else "digest.footer_waiting"
+    footer = t(key, lang, version=catalog.version, sent=plan.sent, total=plan.total, track_id=track_id, n=waits)
     whole_path = Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else ""
     blocks.append(context(footer + whole_path))
     named = plan.steps or tuple(p for p, _ in plan.new[:MAX_NEW_LISTED])
