@@ -82,6 +82,7 @@ def test_a_second_cold_search_reads_its_catalog_kept_with_the_index_and_loads_no
     modules = _modules_after(["search", "nixl"], tmp_path)
     assert "bot.domain.search.matcher" in modules
     assert _loaded(modules, "yaml", "bot.domain.catalog.loader", "bot.domain.catalog.checks") == []
+    assert _loaded(modules, "rjieba") == []  # a query without Chinese loads no segmenter (~0.1 s of CPU)
 
 
 def test_ask_loads_the_app_but_not_the_install_pages(tmp_path):
