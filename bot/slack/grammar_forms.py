@@ -9,12 +9,12 @@ import re
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from bot.domain.text import has_han
+from bot.domain.text import TRADITIONAL, has_han
 from bot.slack.grammar_phrases import EMOJI_CODE
 
 _MORE_TRADITIONAL = str.maketrans("標蹤週鐘訂補課幾鬧曉歡寫紹簡", "标踪周钟订补课几闹晓欢写绍简")
-"""Traditional characters of command words that the search's table
-(``bot.domain.search.analysis._TRADITIONAL``, read with it) does not hold."""
+"""Traditional characters of command words that the shared table (:data:`bot.domain.text.TRADITIONAL`,
+read with it) does not hold."""
 
 _WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p), r)
@@ -41,14 +41,11 @@ def tidy(text: str) -> str:
     """``text`` without a quote line's leading ``>`` and emoji codes typed as words, Traditional
     characters folded to Simplified and Cantonese command words (``讀咗``, ``睇完``, ``咩``, ``半個鐘``)
     and ``追蹤`` written as in Mandarin (``读完``, ``看完``, ``什么``, ``半个小时``, ``关注``), spaces made
-    single. Pure; the search's table is imported only for text holding a CJK ideograph (a parse of
-    ASCII text loads no search module)."""
+    single. Pure."""
     out = " ".join(w for w in _QUOTE_LEAD.sub("", text).split() if not EMOJI_CODE.match(w))
     if not has_han(out):
         return out
-    from bot.domain.search.analysis import _TRADITIONAL  # deferred: that module loads the search's regexes
-
-    out = _FOLLOW.sub(r"\1关注 ", out).translate(_MORE_TRADITIONAL).translate(_TRADITIONAL)
+    out = _FOLLOW.sub(r"\1关注 ", out).translate(_MORE_TRADITIONAL).translate(TRADITIONAL)
     for pattern, replacement in _WORDS:
         out = pattern.sub(replacement, out)
     return out

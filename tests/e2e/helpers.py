@@ -27,6 +27,12 @@ BOT_TOKEN = "xoxb-e2e-fake-bot-token"
 TEAM = "T0E2E"
 USER = "U0E2E"
 CHANNEL = "C0E2E"
+OWNER_BYSTANDER_ADMIN = {
+    "U0E2E": {"real_name": "Ana Lima", "display_name": "Ana"},
+    "U0BOB": {"real_name": "Bob Stone", "display_name": "Bob"},
+    "U0ADM": {"real_name": "Admin Person", "display_name": "Ada", "is_admin": True},
+}
+"""The people of a channel's digest tests: who sets it up (``USER``), someone else, a workspace admin."""
 
 
 def ack_shown(standin: SlackStandIn, result: HttpResult, response_url: str) -> HttpResult:

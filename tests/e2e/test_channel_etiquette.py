@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from tests.e2e.helpers import CHANNEL
+from tests.e2e.helpers import CHANNEL, OWNER_BYSTANDER_ADMIN
 from tests.standin import SlackStandIn
 from tests.waits import PATIENCE_S
 
@@ -18,11 +18,7 @@ PRIVATE = "G0PRIV"  # private, the bot is not a member: Slack hides it (channel_
 PUBLIC_OUT = "C0OUT"  # public, the bot is not a member (no channels:join in the manifest)
 UNKNOWN = "C0GONE"  # not a channel the bot can see at all
 
-USERS = {
-    "U0E2E": {"real_name": "Ana Lima", "display_name": "Ana"},
-    "U0BOB": {"real_name": "Bob Stone", "display_name": "Bob"},
-    "U0ADM": {"real_name": "Admin Person", "display_name": "Ada", "is_admin": True},
-}
+USERS = OWNER_BYSTANDER_ADMIN
 
 
 @pytest.fixture

@@ -13,15 +13,11 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import CHANNEL, TEAM, iter_elements
+from tests.e2e.helpers import CHANNEL, OWNER_BYSTANDER_ADMIN, TEAM, iter_elements
 from tests.standin import SlackStandIn
 from tests.waits import PATIENCE_S
 
-USERS = {
-    "U0E2E": {"real_name": "Ana Lima", "display_name": "Ana"},
-    "U0BOB": {"real_name": "Bob Stone", "display_name": "Bob"},
-    "U0ADM": {"real_name": "Admin Person", "display_name": "Ada", "is_admin": True},
-}
+USERS = OWNER_BYSTANDER_ADMIN
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ from bot.domain.catalog.drafts import DRAFTS_DIR, Draft, draft_path, fallback_id
 from bot.domain.catalog.edit import edit_fields, scalar, write_atomic
 from bot.domain.catalog.issues import CatalogError
 from bot.domain.catalog.loader import check_catalog, load_catalog
-from bot.domain.catalog.models import QUESTIONS_EN, QUESTIONS_ZH, Post
+from bot.domain.catalog.models import MAX_SUMMARY, QUESTIONS_EN, QUESTIONS_ZH, Post
 from bot.domain.catalog.prompts import PROMPTS_FILE
 from bot.domain.catalog.versions import calver_key
 from bot.domain.search.vocabulary import ANSWERS_FILE
@@ -314,8 +314,6 @@ def language_problems(review: Review) -> list[str]:
     return out
 
 
-MAX_SUMMARY = 600
-"""Characters of a summary, as the review modal's input allows (QA round 15: the command line took 5,100)."""
 _SLACK_MARKUP = re.compile(r"<(?:[!@#]|https?://|mailto:)[^>]*>")
 """Slack's markup in a text: ``<!channel>``, ``<@U…>``, ``<#C…>``, ``<https://…|…>`` (QA round 15:
 written into the catalog, a summary pinged a channel or hid a link)."""

@@ -67,6 +67,9 @@ QUESTIONS_EN = (3, 6)
 """How many English problem questions (fewest, most) a linked post carries (``catalog check``)."""
 QUESTIONS_ZH = (2, 4)
 """How many Chinese ones."""
+MAX_SUMMARY = 600
+"""Characters of a new post's summary a curator writes (the review modal's input and ``catalog
+accept`` alike; QA round 15: the command line took 5,100)."""
 
 
 class Questions(_Frozen):

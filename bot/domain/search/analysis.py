@@ -11,7 +11,7 @@ import unicodedata
 from pathlib import Path
 from typing import NamedTuple
 
-from bot.domain.text import fold, fold_accents
+from bot.domain.text import TRADITIONAL, fold, fold_accents
 
 _CJK = "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
@@ -25,17 +25,6 @@ _SUFFIXES_BY_LAST: dict[str, tuple[str, ...]] = {}
 for _suffix in _SUFFIXES:  # the same priority order, looked up by the word's last letter
     _SUFFIXES_BY_LAST[_suffix[-1]] = (*_SUFFIXES_BY_LAST.get(_suffix[-1], ()), _suffix)
 del _suffix
-
-
-_TRADITIONAL = str.maketrans(
-    "與專個為爲麼麽習從們優偉體內準務變後嗎圖學並併應開張強徑態擴時顯機權樣沒測碼確離線綫練綴緩編騰視訓評譯試該語讀調輪達遲適採裡裏鍵長門"
-    "閱頁預頻讓這於發參運維結構輸義統係佈記憶輝關點數據請遊戲幀辦載問題處錯誤動啟雙對過還會實現網絡頭擇選較區別種類設檢簡單執產號異響隊將歷兩條邊計劃當",
-    "与专个为为么么习从们优伟体内准务变后吗图学并并应开张强径态扩时显机权样没测码确离线线练缀缓编腾视训评译试该语读调轮达迟适采里里键长门"
-    "阅页预频让这于发参运维结构输义统系布记忆辉关点数据请游戏帧办载问题处错误动启双对过还会实现网络头择选较区别种类设检简单执产号异响队将历两条边计划当",
-)
-"""Traditional forms of the characters in the vocabulary's and track names' Chinese words, folded
-to Simplified (``推測解碼`` → ``推测解码``), and common characters of everyday questions (``玩遊戲 掉幀 怎麼辦``,
-holdout round j; ``兩條路``, ``係邊篇``: round m); a word-level difference (``快取``) is vocabulary data."""
 
 
 _NUMBER_FORMAT_RE = re.compile(r"(?<![\w-])(fp|int|uint|bf|nvfp|mxfp)-(\d{1,2})(?![\w-])", re.IGNORECASE)
@@ -52,12 +41,12 @@ def normalize(text: str) -> str:
     """The preprocessing of every query and indexed text: :func:`bot.domain.text.fold`, then only
     runs of letters/digits and runs of CJK characters are kept, joined by one space (``""`` when
     none is left): punctuation, symbols, emoji and underscores separate words. Traditional
-    characters of ``_TRADITIONAL`` are read as Simplified; a number format with a hyphen is joined
+    characters of ``TRADITIONAL`` are read as Simplified; a number format with a hyphen is joined
     (:data:`_NUMBER_FORMAT_RE`)."""
     if not text:
         return ""
     text = _join_formats(text)
-    return " ".join(_TOKEN_RE.findall(fold(text).translate(_TRADITIONAL)))
+    return " ".join(_TOKEN_RE.findall(fold(text).translate(TRADITIONAL)))
 
 
 def _normalize_text(text: str) -> str:
@@ -78,7 +67,7 @@ text is already NFKC-normal and the quick check skips the full pass."""
 def _fold_text(text: str) -> str:
     """:func:`bot.domain.text.fold` for catalog text (no Slack markup): the same words and CJK runs."""
     folded = unicodedata.normalize("NFKC", _FULLWIDTH_PUNCT_RE.sub(" ", text)).casefold()
-    return fold_accents(folded).translate(_TRADITIONAL)
+    return fold_accents(folded).translate(TRADITIONAL)
 
 
 def _parts(text: str) -> list[tuple[str, str]]:

@@ -36,25 +36,22 @@ does continuous batching mean``; not ``mean ttft is too high``)."""
 class DefineIndex(ScopeIndex):
     """Definition questions lead with the post introducing their term (module docstring); read-only."""
 
+    def _keys_of(self, words: list[str]) -> frozenset[tuple[str, ...]]:
+        """The unit keys of each of ``words`` (read as a query is: ``什么是`` as 什么 / 是)."""
+        keys = (tuple(_unit_key(u) for u in self._units(normalize(w), query=True)) for w in words)
+        return frozenset(k for k in keys if k)
+
     @cached_property
     def _definition_keys(self) -> frozenset[tuple[str, ...]]:
-        """The unit keys of each of ``definition_words`` (read as a query is: ``什么是`` as 什么 / 是)."""
-        keys = (
-            tuple(_unit_key(u) for u in self._units(normalize(w), query=True)) for w in self._vocab.definition_words
-        )
-        return frozenset(k for k in keys if k)
+        """The unit keys of each of ``definition_words``."""
+        return self._keys_of(list(self._vocab.definition_words))
 
     @cached_property
     def _latin_definition_keys(self) -> frozenset[tuple[str, ...]]:
         """:attr:`_definition_keys` of the words without Chinese, read without the segmenter: a query
         of Latin words only needs these, so a cold ``search nixl`` does not load rjieba and its
         dictionary (~0.1 s of CPU, ``benchmarks/cli_cold.py``)."""
-        keys = (
-            tuple(_unit_key(u) for u in self._units(normalize(w), query=True))
-            for w in self._vocab.definition_words
-            if not has_han(w)
-        )
-        return frozenset(k for k in keys if k)
+        return self._keys_of([w for w in self._vocab.definition_words if not has_han(w)])
 
     def _definition_framing(self, units: list[_Unit]) -> list[bool]:
         """Per unit, whether it is a word of a definition phrase (longest phrase first, never inside

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import MAX_SUMMARY
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
 from bot.slack.views.blocks import Reply, actions, button, cut, make_reply, section
@@ -93,12 +94,12 @@ def review_modal(draft: Draft, catalog: Catalog, lang: str = "en") -> dict[str, 
             _input(
                 "summary",
                 t("draft.modal.summary", lang),
-                {"type": "plain_text_input", "multiline": True, "max_length": 600},
+                {"type": "plain_text_input", "multiline": True, "max_length": MAX_SUMMARY},
             ),
             _input(
                 "summary_zh",
                 t("draft.modal.summary_zh", lang),
-                {"type": "plain_text_input", "multiline": True, "max_length": 600},
+                {"type": "plain_text_input", "multiline": True, "max_length": MAX_SUMMARY},
                 optional=True,
             ),
         ]
