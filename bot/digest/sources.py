@@ -17,9 +17,8 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.digest.clients import Clients
-from bot.digest.curators import CuratorTenant, curator_tenant, warn_held
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.drafts import (
     Draft,
@@ -33,7 +32,10 @@ from bot.domain.catalog.drafts import (
     write_state,
 )
 from bot.domain.feed import ImportSourceError, parse_feed, public_source
-from bot.runtime import Runtime
+
+if TYPE_CHECKING:  # the runtime, the store and SQLAlchemy: not for `catalog import`, which only fetches
+    from bot.digest.clients import Clients
+    from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +156,8 @@ def post_draft_cards(runtime: Runtime, clients: Clients, drafts: list[Draft]) ->
     --write``: ``carded`` in ``drafts/.feeds.json`` does not name it) gets them too. A card whose
     post fails, or that cannot be sent (one WARNING line says why), is remembered (``unsent``): each
     later call posts it again first, while its draft still waits and its curator still is one."""
+    from bot.digest.curators import CuratorTenant, curator_tenant, warn_held  # deferred: SQLAlchemy and the store
+
     curators = sorted(runtime.settings.curator_ids)
     root = runtime.settings.catalog_dir
     state = read_state(root)

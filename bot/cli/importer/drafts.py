@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from bot.cli.importer.plan import Fill, ImportPlan
 from bot.domain.catalog.drafts import write_draft
 from bot.domain.catalog.edit import edit_fields, scalar, write_atomic
+from bot.domain.catalog.loader import parse_yaml_text
 
 
 def _fill_lines(fill: Fill) -> list[str]:
@@ -35,7 +34,7 @@ def apply_import(plan: ImportPlan, catalog_dir: str | Path) -> list[str]:
     for rel, edits in by_file.items():
         texts[rel] = edit_fields((root / rel).read_text(encoding="utf-8"), edits)
     for text in texts.values():
-        yaml.safe_load(text)  # never write a file we cannot read back
+        parse_yaml_text(text)  # never write a file we cannot read back
     for rel, text in texts.items():
         write_atomic(root / rel, text)
     drafts = [write_draft(root, draft).relative_to(root).as_posix() for draft in plan.drafts]

@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
 from bot.cli.importer.sources import Skipped, SourcePost, public_source, read_source
 from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.drafts import (
@@ -32,7 +30,7 @@ from bot.domain.catalog.drafts import (
     read_sources,
     read_state,
 )
-from bot.domain.catalog.loader import CatalogError, check_catalog
+from bot.domain.catalog.loader import CatalogError, check_catalog, parse_yaml_text
 from bot.domain.catalog.models import Post
 from bot.domain.feed import canonical_url, normalize_title
 from bot.domain.search.vocabulary import Vocabulary
@@ -213,7 +211,7 @@ def _read_known(root: Path) -> list[_Known]:
     return [
         _Known(Post.model_validate(raw), f"posts/{path.name}")
         for path in sorted((root / "posts").glob("*.yaml"))
-        for raw in yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        for raw in parse_yaml_text(path.read_text(encoding="utf-8")) or []
     ]
 
 

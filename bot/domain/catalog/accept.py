@@ -31,7 +31,7 @@ from bot.domain.catalog.diff import diff_catalogs
 from bot.domain.catalog.drafts import DRAFTS_DIR, Draft, draft_path, fallback_id, reserved_ids, usable_id
 from bot.domain.catalog.edit import edit_fields, scalar, write_atomic
 from bot.domain.catalog.issues import CatalogError
-from bot.domain.catalog.loader import check_catalog, load_catalog
+from bot.domain.catalog.loader import check_catalog, load_catalog, parse_yaml_text
 from bot.domain.catalog.models import MAX_SUMMARY, QUESTIONS_EN, QUESTIONS_ZH, Post
 from bot.domain.catalog.prompts import PROMPTS_FILE
 from bot.domain.catalog.versions import calver_key
@@ -114,7 +114,7 @@ def _fill_questions(root: Path, post: Post, review: Review) -> tuple[tuple[str, 
     comma-separated phrases of its ``answers.yaml`` entries (one with a Han character is Chinese),
     at most :data:`QUESTIONS_EN` / :data:`QUESTIONS_ZH`'s upper bound."""
     try:
-        raw = yaml.safe_load((root / ANSWERS_FILE).read_text(encoding="utf-8"))
+        raw = parse_yaml_text((root / ANSWERS_FILE).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError):
         raw = None
     entries = raw.get(post.id) if isinstance(raw, dict) else None
@@ -192,7 +192,7 @@ def accept(root: Path, draft_id: str, review: Review, today: dt.date | None = No
     when the catalog would not be valid."""
     today = today or dt.datetime.now(dt.UTC).date()
     path = draft_path(root, draft_id)
-    draft = Draft.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    draft = Draft.model_validate(parse_yaml_text(path.read_text(encoding="utf-8")))
     catalog = load_catalog(root)
     draft = _with_usable_id(catalog, draft)
     texts: dict[str, str] = {}

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.edit import write_atomic
+from bot.domain.catalog.loader import parse_yaml_text
 from bot.domain.catalog.models import SLUG_RE, MinutesSource, Source
 from bot.domain.catalog.placement import Placer
 from bot.domain.feed import FULL_TEXT_WORDS, SourcePost, canonical_url, normalize_title
@@ -115,7 +116,7 @@ def read_sources(root: Path) -> list[FeedSource]:
     if not path.is_file():
         return []
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = parse_yaml_text(path.read_text(encoding="utf-8")) or {}
         return [FeedSource.model_validate(item) for item in raw.get("feeds") or []]
     except (yaml.YAMLError, ValidationError, AttributeError) as exc:
         raise ValueError(f"{path}: not a valid sources file: {exc}") from None
@@ -127,7 +128,7 @@ def read_drafts(root: Path) -> list[Draft]:
     drafts = []
     for path in sorted((root / DRAFTS_DIR).glob("*.yaml")):
         try:
-            drafts.append(Draft.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))))
+            drafts.append(Draft.model_validate(parse_yaml_text(path.read_text(encoding="utf-8"))))
         except (yaml.YAMLError, ValidationError, OSError, UnicodeDecodeError):
             continue
     return sorted(drafts, key=lambda d: (d.published, d.id), reverse=True)
@@ -177,7 +178,7 @@ def reject(root: Path, draft_id: str) -> Draft:
     """Remove draft ``draft_id`` and remember its URL so the watch never drafts it again.
     Raises ``KeyError`` for an unknown draft."""
     path = draft_path(root, draft_id)
-    draft = Draft.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    draft = Draft.model_validate(parse_yaml_text(path.read_text(encoding="utf-8")))
     state = read_state(root)
     state["rejected"] = sorted({*state["rejected"], _match_key(draft.url)})
     state["rejected_ids"] = sorted({*state["rejected_ids"], draft.id})
