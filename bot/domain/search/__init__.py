@@ -18,6 +18,9 @@ How a query is read
    topic words, problem phrases, other tools' names.
 5. An unknown Latin word of 4+ letters that is no English word is typo-corrected
    (:mod:`~bot.domain.search.spelling`).
+6. Readings that hang on the question's context (:mod:`~bot.domain.search.paraphrase`): chat
+   abbreviations of measures (``thruput``, ``mem``), ``on device`` beside a GPU, prefill and decode
+   put on separate machines; a month named prefers its posts (:mod:`~bot.domain.search.dates`).
 
 Two decisions, apart
 --------------------

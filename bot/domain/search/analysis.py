@@ -153,13 +153,52 @@ _COUNTED_NAME_RE = re.compile(r"(?:\d+x)?([a-z]+\d+[a-z0-9]*?)s?")
 """A name with digits, a count before it or a plural after it: ``8xh100``, ``a100s``, ``mi300xs``."""
 
 
+IRREGULAR_VERBS = {
+    "rewrote": "rewrite",
+    "rewritten": "rewrite",
+    "wrote": "write",
+    "written": "write",
+    "built": "build",
+    "rebuilt": "rebuild",
+    "ran": "run",
+    "hung": "hang",
+    "froze": "freeze",
+    "frozen": "freeze",
+    "broke": "break",
+    "broken": "break",
+    "chose": "choose",
+    "chosen": "choose",
+    "fell": "fall",
+    "fallen": "fall",
+    "grew": "grow",
+    "grown": "grow",
+    "spent": "spend",
+    "sped": "speed",
+    "taught": "teach",
+    "thrown": "throw",
+    "threw": "throw",
+}
+"""Past forms of irregular verbs read as the verb (``rewrote`` as ``rewrite``, ``hung`` as ``hang``),
+which no suffix of :func:`stem` undoes (holdout round o: ``someone rewrote that part`` of the post on
+a rewrite)."""
+
+
+KEPT_WHOLE = frozenset({"internals"})
+"""Words :func:`stem` leaves whole: a plural noun whose singular is another word (``internals``, the
+engine's inner workings and a track's name, is no ``internal`` of ``an internal api``: holdout round o)."""
+
+
 def stem(word: str) -> str:
     """A light suffix stemmer for normalized Latin words: one suffix (``-ization``, ``-ing``, ``-s``
     …) when 3+ letters remain (``-ing`` with an ``-iz``/``-is`` before it: ``denoising``,
     ``denoises`` and ``denoise`` → ``deno``), then a final ``e`` (``decoding``/``decode`` → ``decod``,
     ``quantized`` → ``quant``). A word with digits keeps its letters; a hardware or model name drops
     a count before it and a plural ``s`` after it (``8xh100`` → ``h100``, ``a100s`` → ``a100``,
-    ``mi300xs`` → ``mi300x``)."""
+    ``mi300xs`` → ``mi300x``); an irregular verb's past form is the verb's (:data:`IRREGULAR_VERBS`);
+    a word of :data:`KEPT_WHOLE` is kept whole."""
+    if word in KEPT_WHOLE:
+        return word
+    word = IRREGULAR_VERBS.get(word, word)
     if not word.isalpha():
         match = _COUNTED_NAME_RE.fullmatch(word)
         return match.group(1) if match is not None else word

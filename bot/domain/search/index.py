@@ -28,6 +28,7 @@ from bot.domain.search.analysis import (
 from bot.domain.search.fields import BIT_TITLE, FIELD_BITS, FIELD_WEIGHTS, MASK_VALUES, PairPostings, pair_postings
 from bot.domain.search.han_typos import HanTypos
 from bot.domain.search.links import LinkIndex
+from bot.domain.search.paraphrase import read_in_context
 from bot.domain.search.ranking import Postings, RankedIndex, ignorable_terms
 from bot.domain.search.segment import Segmenter
 from bot.domain.search.spelling import Speller
@@ -322,10 +323,11 @@ class Index:
 
     def _rewrite(self, norm: str) -> str:
         """Normalized text with each vocabulary ``problems`` phrase replaced by its topic
-        (``make decoding faster`` → ``make speculative decoding``)."""
+        (``make decoding faster`` → ``make speculative decoding``), then read in its context
+        (:func:`~bot.domain.search.paraphrase.read_in_context`)."""
         if self._problem_re is not None:
             norm = self._problem_re.sub(lambda m: self._problems[m.group(0)], norm)
-        return norm
+        return read_in_context(norm)  # paraphrase.py: thruput, `on device` beside a GPU, prefill and decode apart
 
     def _han_fixed(self, norm: str) -> str:
         """Normalized text with each Chinese glossary word typed one character off read as it

@@ -18,12 +18,14 @@ posts only when the best holds the tool with the question's telling terms.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import NamedTuple
 
 import numpy as np
 
 from bot.domain.search.analysis import _Concept, _member_terms, _Unit, _unit_key, english_words, normalize, stem
+from bot.domain.search.dates import dated_first
 from bot.domain.search.reorder import Ranked, adjusted
 from bot.domain.search.results import TrackMatch
 from bot.domain.search.tracks import CONTAINED_SCORE, TrackIndex
@@ -274,7 +276,9 @@ class TopicIndex(TrackIndex):
         for a question whose terms belong to no track (a general problem: ``显存不够``), a post of the
         ``launch_tracks`` only whose title names none of its terms loses
         :data:`~bot.domain.search.weights.UNNAMED_LAUNCH_PENALTY` (not the GLM-4.5 launch first).
-        Best first again."""
+        Best first again. A question naming a month first prefers the posts of that month
+        (:func:`~bot.domain.search.dates.dated_first`)."""
+        ranked = dated_first(ranked, units, self._published_days)
         texts = {u.text for u in units}
         asks = texts & self._vocab.mechanism_words
         opening = bool(units) and units[0].text in self._vocab.question_words
@@ -301,6 +305,11 @@ class TopicIndex(TrackIndex):
             return 0.0 if named else -UNNAMED_LAUNCH_PENALTY
 
         return adjusted(ranked, points)
+
+    def _published_days(self, doc: int) -> tuple[dt.date, dt.date]:
+        """The first and last day of post number ``doc``'s publication."""
+        published = self._catalog.post(self._post_ids[doc]).published
+        return published.earliest, published.latest
 
     def _generic(self, term: Term) -> bool:
         """Whether ``term`` is one most posts hold (:data:`GENERIC_SHARE`: ``vllm``, the catalog's
