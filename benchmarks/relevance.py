@@ -122,6 +122,10 @@ DEFAULT_SETS = (
     "problems-zh-o.tsv",
     "topics-o.tsv",
     "offtopic-o.tsv",
+    "problems-en-p.tsv",
+    "problems-zh-p.tsv",
+    "topics-p.tsv",
+    "offtopic-p.tsv",
     "definitions-dev.tsv",
 )
 """Every set, ``tests/data`` (or ``../shared/eval`` for the shared ones). The ``*-dev`` sets of issue
@@ -168,7 +172,11 @@ search code, as paraphrases (problems told in varied indirect words, abbreviatio
 util, mem, ttft and k8s, metaphors, mixed Chinese-English), before any run; first run:
 hit@1/hit@3/MRR 0.760/0.880/0.821 English (one row refused; bm25s MRR 0.710, bm25+q 0.933),
 0.950/1.000/0.975 Chinese, topics 0.750/0.833/0.812 (one refused; behind bm25s' MRR 0.840),
-off-topic false matches 3 of 12."""
+off-topic false matches 3 of 12. The ``-p`` sets were written 2026-12-07 by someone who never saw the
+search code, as terse slash-command queries (one to five words) and decision or comparison questions
+(``X or Y for Z?``), before any run; first run: hit@1/hit@3/MRR 1.000/1.000/1.000 English (bm25s
+0.960), 0.900/0.900/0.900 Chinese (two rows refused; behind bm25s' 1.000), topics 0.917/0.917/0.917
+(one refused), off-topic false matches 1 of 12."""
 
 MAX_FALSE_MATCH = 0.10
 """``--check``: at most this share of an off-topic set's rows may show posts (any confidence but ``none``)."""

@@ -13,6 +13,10 @@ deployment) or when it names vLLM or serving (a term most posts hold: ``can vllm
 ``微调模型``) is something served: those forms are no training word. A post on training the very
 thing the question names, holding the training word with the question's telling terms, answers it.
 
+The catalog's own Chinese names that the glossary lacks, a track's alias (``运维``, ``生产部署``) or a
+post's Chinese tag (``幻觉检测``), are shared terms of ours: cut whole by the segmenter, they were
+read as no term at all (holdout round p).
+
 Beside another tool's name no post says (``ollama``), without vLLM named, a post answers only when
 it holds every telling term of the question, or all but one of four or more: the tool's question
 shares problems every runtime has (context length, running out of memory) with vLLM's posts.
@@ -20,9 +24,12 @@ shares problems every runtime has (context length, running out of memory) with v
 
 from __future__ import annotations
 
-from bot.domain.search.analysis import _Unit
+from functools import cached_property
+
+from bot.domain.search.analysis import _member_terms, _Unit
 from bot.domain.search.reorder import Ranked
-from bot.domain.search.topic import ON_TOPIC, Topicality, TopicIndex
+from bot.domain.search.topic import ON_TOPIC, Term, Topicality, TopicIndex
+from bot.domain.text import has_han
 
 TOOL_MANY_TERMS = 4
 """Beside another tool's name, a question with this many telling terms or more may have
@@ -30,6 +37,11 @@ TOOL_MANY_TERMS = 4
 
 TOOL_MISSING = 1
 """The telling terms a post may miss of a question beside another tool's name with many of them."""
+
+HAN_TAG_CHARS = 4
+"""A post's Chinese tag of this many characters or more is a compound of the field (``幻觉检测``,
+``容量规划``) that the query segmenter cuts whole: a term (:meth:`ScopeIndex._han_names`); a shorter
+one is an everyday word (``安全``, ``社区``, ``课程``)."""
 
 FEW_POSTS = 3
 """A telling term held by at most this many posts names what they are about (``diffusiongemma``: the
@@ -48,6 +60,37 @@ class ScopeIndex(TopicIndex):
         if topicality.score <= ON_TOPIC / 2 or not self._about_training(units, topicality):
             return topicality
         return topicality._replace(score=ON_TOPIC / 2, bare=topicality.bare and len(topicality.terms) == 1)
+
+    def _span_term(self, span: list[_Unit]) -> Term | None:
+        """:meth:`TopicIndex._span_term`, and for a Chinese word of no glossary form that is a
+        track's Chinese name or alias or a post's Chinese tag (:meth:`_han_names`) its term."""
+        term = super()._span_term(span)
+        if term is not None or len(span) != 1 or span[0].kind == "latin":
+            return term
+        return self._han_names.get(span[0].text)
+
+    @cached_property
+    def _han_names(self) -> dict[str, Term]:
+        """The catalog's own Chinese names for what it covers that the glossary lacks, as shared terms
+        (a question needs another word of ours beside one: ``运维工程师 面试`` is no question on
+        vLLM's operations): a track's Chinese name and aliases (``运维``, ``生产部署``: of that track; of none when
+        two tracks share one) and a post's Chinese tag of :data:`HAN_TAG_CHARS` characters or more
+        (``幻觉检测``). The segmenter cuts them whole (:meth:`Index._build_vocabulary`), so a question
+        holding one beside other words (``生产部署 运维 从哪开始看``, ``token 级 幻觉检测``) was read
+        as holding no term of ours. Words that are stop, question, topic or track-framing words
+        (``入门``) are no such name."""
+        skip = self._ignorable | self._vocab.track_stopwords | self._vocab.topic_phrases | self._forms
+        tracks: dict[str, set[str]] = {}
+        for track in self._catalog.tracks:
+            for name in (track.names.zh or "", *track.aliases):
+                tracks.setdefault(name.casefold(), set()).add(track.id)
+        tags = {t.casefold() for p in self._catalog.posts for t in p.tags if len(t) >= HAN_TAG_CHARS}
+        names = {w: None for w in tags} | {w: ids.pop() if len(ids) == 1 else None for w, ids in tracks.items()}
+        return {
+            word: Term(word, "shared", (_member_terms(word),), track)
+            for word, track in names.items()
+            if len(word) >= 2 and all(has_han(c) for c in word) and word not in skip
+        }
 
     def _about_training(self, units: list[_Unit], topicality: Topicality) -> bool:
         """Whether the query asks to train or fine-tune (one of its words or glossary forms is in
