@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshal
 import threading
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -102,7 +102,6 @@ def _without_share(blocks: list[Any]) -> list[Any]:
 def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
     """The App Home tab (``views.publish`` payload, at most 100 blocks)."""
     lang = state.lang
-    ids = ActionIds()
     finished = home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url, state.picture_track)
     blocks: list[Json] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version))]
     blocks += [*finished, *home_catchup_blocks(catalog, state.catchup, lang)]
@@ -112,12 +111,17 @@ def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
     started = state.started
     if not state.following:
         blocks.append(section(t("home.none_followed_started" if started else "home.none_followed", lang)))
+    first = 0  # the action ids of the blocks below, numbered in order
     for track in state.following:
-        blocks += _home_track(catalog, track, lang, ids)
+        drawn, used = _kept(catalog, ("followed", track.track_id, track.read, lang, first), first, track, _home_track)
+        blocks += drawn
+        first += used
     if started:
         blocks.append(section(t("home.started", lang)))
-        blocks += [_started_track(catalog, track, lang, ids) for track in started]
-    first = ids.peek()
+        for track in started:
+            drawn, used = _kept(catalog, ("started", track.track_id, track.read, lang, first), first, track, _started)
+            blocks += drawn
+            first += used
     shown = frozenset(track.track_id for track in [*state.following, *started])
     others, used = _other_tracks(catalog, shown, lang, first)
     blocks += others
@@ -141,53 +145,73 @@ def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
     return {"type": "home", "blocks": blocks[:MAX_BLOCKS_VIEW]}
 
 
-_Kept = dict[tuple[frozenset[str], str, int], tuple[bytes, int]]
-_OTHERS: dict[int, tuple[weakref.ref[Catalog], _Kept]] = {}
-"""id(catalog) -> (the catalog, what :func:`_other_tracks` kept for it); gone with the catalog."""
-_OTHERS_MAX = 1_000
-"""(follows, language, first action id) kept per catalog."""
-_OTHERS_LOCK = threading.Lock()
+_Kept = dict[tuple[Any, ...], tuple[bytes, int]]
+_KEPT: dict[int, tuple[weakref.ref[Catalog], _Kept]] = {}
+"""id(catalog) -> (the catalog, what :func:`_kept` kept for it); gone with the catalog."""
+_KEPT_MAX = 4_000
+"""Drawings kept per catalog (all of them dropped when full)."""
+_KEPT_LOCK = threading.Lock()
 
 
 def _kept_for(catalog: Catalog) -> _Kept:
-    """What :func:`_other_tracks` keeps for ``catalog`` (under :data:`_OTHERS_LOCK`)."""
-    found = _OTHERS.get(id(catalog))
+    """What :func:`_kept` keeps for ``catalog`` (under :data:`_KEPT_LOCK`)."""
+    found = _KEPT.get(id(catalog))
     if found is None or found[0]() is not catalog:
         key = id(catalog)
-        found = _OTHERS[key] = (weakref.ref(catalog, lambda _: _OTHERS.pop(key, None)), {})
+        found = _KEPT[key] = (weakref.ref(catalog, lambda _: _KEPT.pop(key, None)), {})
     return found[1]
+
+
+def _kept(
+    catalog: Catalog,
+    key: tuple[Any, ...],
+    first: int,
+    arg: Any,
+    draw: Callable[[Catalog, Any, str, ActionIds], list[Json]],
+) -> tuple[list[Json], int]:
+    """The blocks ``draw(catalog, arg, lang, ids)`` gives (``lang`` is ``key[3]``; action ids numbered from
+    ``first``) and how many action ids they use, kept per catalog and ``key``, which holds everything the
+    drawing reads besides ``catalog``: new dicts each call (kept marshalled, so no caller shares them).
+
+    Speed layer needed by ``benchmarks/home_open.py`` (a changed App Home, CPU ratio to a no-op Bolt app,
+    target <= 2x): a track's part of App Home depends only on the track, the posts read, the language and
+    the first action id, so people at the same place in a path, and a person's tracks that a click did not
+    change, share one drawing; the "other tracks" buttons likewise (2.44x without them kept, 2.12-2.33x with)."""
+    with _KEPT_LOCK:
+        kept = _kept_for(catalog).get(key)
+    if kept is None:
+        ids = ActionIds(first)
+        blocks = draw(catalog, arg, key[3], ids)
+        kept = (marshal.dumps(blocks), ids.peek() - first)
+        with _KEPT_LOCK:
+            mine = _kept_for(catalog)
+            if len(mine) >= _KEPT_MAX:
+                mine.clear()
+            mine[key] = kept
+    found: list[Json] = marshal.loads(kept[0])
+    return found, kept[1]
 
 
 def _other_tracks(catalog: Catalog, follows: frozenset[str], lang: str, first: int) -> tuple[list[Json], int]:
     """App Home's "other tracks" blocks (a follow button for each track not in ``follows``, the
     tracks shown above: followed or started; none when every track is), their action ids numbered
-    from ``first``, and how many ids they use. New dicts each call (kept marshalled per catalog,
-    language, ``follows`` and ``first``).
+    from ``first``, and how many ids they use (kept: :func:`_kept`)."""
+    return _kept(catalog, ("others", follows, None, lang, first), first, follows, _draw_others)
 
-    Speed layer needed by ``benchmarks/home_open.py`` (a changed App Home, CPU ratio to a no-op Bolt app,
-    target <= 2x, still missed): drawn at every open, 2.44x in two runs, interleaved with 2.12x and 2.33x
-    with them kept; the view alone 0.27 -> 0.13 ms (thread time)."""
-    key = (follows, lang, first)
-    with _OTHERS_LOCK:
-        kept = _kept_for(catalog).get(key)
-    if kept is None:
-        ids = ActionIds(first)
-        others = [tr for tr in catalog.tracks if tr.id not in follows]
-        blocks: list[Json] = []
-        if others:
-            blocks += [divider(), section(t("home.other_tracks", lang))]
-            follow = as_plain(t("btn.follow", lang))
-            data = [(f"{follow}{COLON[lang]}{tr.names.get(lang)}", {"t": tr.id, "v": "home"}) for tr in others]
-            buttons = [button(text, ids("follow"), value) for text, value in data]
-            blocks += [actions(buttons[start : start + 5]) for start in range(0, len(buttons), 5)]
-        kept = (marshal.dumps(blocks), ids.peek() - first)
-        with _OTHERS_LOCK:
-            mine = _kept_for(catalog)
-            if len(mine) >= _OTHERS_MAX:
-                mine.clear()
-            mine[key] = kept
-    found: list[Json] = marshal.loads(kept[0])
-    return found, kept[1]
+
+def _draw_others(catalog: Catalog, follows: frozenset[str], lang: str, ids: ActionIds) -> list[Json]:
+    """The blocks of :func:`_other_tracks`, drawn."""
+    others = [tr for tr in catalog.tracks if tr.id not in follows]
+    if not others:
+        return []
+    follow = as_plain(t("btn.follow", lang))
+    data = [(f"{follow}{COLON[lang]}{tr.names.get(lang)}", {"t": tr.id, "v": "home"}) for tr in others]
+    buttons = [button(text, ids("follow"), value) for text, value in data]
+    return [
+        divider(),
+        section(t("home.other_tracks", lang)),
+        *(actions(buttons[i : i + 5]) for i in range(0, len(buttons), 5)),
+    ]
 
 
 def progress_bar(state: TrackState) -> str:
@@ -216,11 +240,11 @@ def _track_text(catalog: Catalog, state: TrackState, lang: str) -> Mrkdwn:
     return line + Mrkdwn("\n").join([t("track.next", lang, post=post), *refs])
 
 
-def _started_track(catalog: Catalog, state: TrackState, lang: str, ids: ActionIds) -> Json:
+def _started(catalog: Catalog, state: TrackState, lang: str, ids: ActionIds) -> list[Json]:
     """A track read in but not followed, on App Home: as a followed one (:func:`_track_text`), with
     a *Follow track* button."""
     data = {"t": state.track_id, "v": "home"}
-    return section(_track_text(catalog, state, lang), accessory=button(t("btn.follow", lang), ids("follow"), data))
+    return [section(_track_text(catalog, state, lang), accessory=button(t("btn.follow", lang), ids("follow"), data))]
 
 
 def _home_track(catalog: Catalog, state: TrackState, lang: str, ids: ActionIds) -> list[Json]:

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from click.testing import CliRunner, Result
 
+from bot.cli.main import main
 from bot.domain.catalog import CatalogError, check_catalog, load_catalog
 from tests.evaldata import REPO
 
@@ -31,12 +33,19 @@ def edit_yaml(path: Path, change) -> None:
 
 
 def check_cli(folder: Path) -> subprocess.CompletedProcess:
+    """``vllm-path catalog check FOLDER`` in a subprocess: the real entry point (the unbroken copy and one
+    refused catalog run so; the other refusals in process, :func:`check_in_process`: a second apiece)."""
     return subprocess.run(
         [sys.executable, "-m", "bot.cli.main", "catalog", "check", str(folder)],
         capture_output=True,
         text=True,
         cwd=REPO,
     )
+
+
+def check_in_process(folder: Path) -> Result:
+    """``vllm-path catalog check FOLDER`` through click's runner in this process (exit code, stdout, stderr)."""
+    return CliRunner().invoke(main, ["catalog", "check", str(folder)])
 
 
 def errors_of(folder: Path) -> list[str]:
@@ -52,8 +61,8 @@ def assert_refused(folder: Path, file: str, entry: str, field: str) -> None:
     assert any(e.startswith(wanted) for e in errors), (wanted, errors)
     with pytest.raises(CatalogError):
         load_catalog(folder)
-    result = check_cli(folder)
-    assert result.returncode == 1
+    result = check_in_process(folder)
+    assert result.exit_code == 1
     assert wanted in result.stderr, result.stderr
 
 
