@@ -112,16 +112,29 @@ def _relative(words: list[str], today: date) -> date | None:
     return None
 
 
+_NEXT_WEEK = ("下周", "下星期", "下礼拜", "下個星期", "下个星期", "下個禮拜", "下个礼拜")
+"""Chinese for "next week's": ``下周三`` is the Wednesday of the calendar week after this one (weeks
+start on Monday, as Chinese calendars print them), even when this week's Wednesday is still ahead."""
+_THIS_WEEK = ("本周", "这周", "這周", "本星期", "这星期", "這星期")
+
+
 def _weekday(words: list[str], today: date) -> date | None:
-    """``monday``, ``礼拜一``, ``this/next/on monday``, ``下周一``: the first such weekday after today."""
+    """``monday``, ``礼拜一``, ``this/next/on monday``, ``本周五``: the first such weekday after today;
+    ``下周三`` (:data:`_NEXT_WEEK`): that day of next week (QA round 16: on a Monday it named this
+    week's Wednesday)."""
     word: str | None = None
+    next_week = False
     if len(words) == 1:
         w = words[0]
-        word = "周" + w[2:] if w[:2] in ("下周", "本周", "这周") and len(w) == 3 else w
+        prefix = next((p for p in (*_NEXT_WEEK, *_THIS_WEEK) if w.startswith(p) and len(w) == len(p) + 1), None)
+        word = "周" + w[len(prefix) :] if prefix else w
+        next_week = prefix in _NEXT_WEEK
     elif len(words) == 2 and words[0] in ("next", "this", "on"):
         word = words[1]
     if word not in WEEKDAY_WORDS:
         return None
+    if next_week:
+        return today + timedelta(days=7 - today.weekday() + WEEKDAY_WORDS[word])
     return today + timedelta(days=(WEEKDAY_WORDS[word] - today.weekday()) % 7 or 7)
 
 

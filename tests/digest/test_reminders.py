@@ -165,7 +165,9 @@ DAY_PHRASES = [
     (date(2026, 12, 1), ["tomorrow"]),
     (date(2026, 12, 2), ["后天", "day after tomorrow"]),
     (date(2026, 12, 3), ["in 3 days", "3天后", "in three days"]),
+    (date(2026, 12, 2), ["wednesday", "本周三"]),
     (date(2026, 12, 4), ["this friday", "本周五", "这周五"]),
+    (date(2026, 12, 9), ["下周三", "下星期三", "下礼拜三"]),  # QA round 16: next week's, not this week's
     (date(2026, 12, 7), ["next monday", "monday", "dec 7", "dec 7th", "2026/12/07", "in a week"]),
     (date(2026, 12, 7), ["下周一", "一周后", "12月7日"]),
     (date(2026, 12, 14), ["两周后"]),
