@@ -4,7 +4,8 @@ their local today; the reminder goes out at :data:`REMIND_AT` in their Slack ``t
 Day phrases: ``tomorrow`` / ``明天``, ``day after tomorrow`` / ``后天``, ``next week`` / ``下周``,
 ``in 3 days`` / ``in a week`` / ``3天后`` / ``一周后`` / ``过两天``, a span of hours or minutes
 (``in 2 hours``, ``半小时后``: :attr:`DayChoice.soon`, the next 09:00), a weekday (``monday(s)``,
-``礼拜一``, ``本周五``: the first one after today; ``下周一``: that day of next week) and a date (``2026-12-07``, ``2026/12/07``,
+``礼拜一``, ``本周五``: the first one after today; ``下周一``: that day of next week) and a date
+(``2026-12-07``, ``2026/12/07``,
 ``2026年12月7日``, ``12月7日``, ``dec 7th``, ``7 december``, ``15 jan 2027``, ``Dec 20, 2026``,
 ``20.12.2026`` and ``12/20`` when only one order is a date; a month-day already past is next year;
 ``on`` before any of them; a time of day after or before the day, ``at 14:00``, ``9am``,
