@@ -53,7 +53,9 @@ score it is ranked and shown by). A question naming a chip prefers the posts nam
 generation, a one-term question ranks recap posts lower, and a question that is one Chinese form
 alone is ranked as its term (:mod:`~bot.domain.search.fit`). A good match scores at least :data:`MIN_SCORE` and
 :data:`RELATIVE_FLOOR` × the best (at most 100). The search is ``confident`` when its best post
-holds the query's telling specific terms, else the posts are shown as the closest ones.
+holds the query's telling specific terms, else the posts are shown as the closest ones; past
+that, a version the query names that no result has, a weak best score, a tie that is only a number's
+unit and a how-to question are weighed by :mod:`~bot.domain.search.evidence`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Post search (:class:`Matcher`, over :class:`~bot.domain.search.fit.FitIndex`): concepts,
+"""Post search (:class:`Matcher`, over :class:`~bot.domain.search.evidence.EvidenceIndex`): concepts,
 coverage, BM25 fusion, the on-topic decision, confidence; design in :mod:`bot.domain.search`."""
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from bot.domain.search.analysis import (
     normalize,
     stem,
 )
+from bot.domain.search.evidence import EvidenceIndex
 from bot.domain.search.fields import field_of
-from bot.domain.search.fit import FitIndex
 from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR
 from bot.domain.search.links import link_words
 from bot.domain.search.reorder import (
@@ -69,7 +69,7 @@ _Alt = tuple[tuple[str, ...], float]
 """An alternative of a concept: the terms a post must all hold, and their similarity (0..1)."""
 
 
-class Matcher(FitIndex):
+class Matcher(EvidenceIndex):
     """Track matching and post search over one catalog version, with the shipped vocabulary or
     another (:func:`bot.domain.search.load_vocabulary`). Building takes tens of milliseconds for a
     hundred posts, about a second for ten thousand; the matcher is then read-only and thread-safe."""
@@ -263,9 +263,9 @@ class Matcher(FitIndex):
         good = [r for r in ranked if r[0] >= floor - 1e-9]
         if named is None and topic is None and self._tool_unanswered(good[0][1], topicality):  # another tool
             return SearchResult(query, None, (), None, known=topicality.words or None)
-        confidence = self._confidence(good[0], topicality)
+        good, confidence = self._vet(good, self._confidence(good[0], topicality), text, topicality)  # evidence.py
         # beside another tool (`pytorch dataloader … on windows`) only a post holding its terms (scope.py)
-        if (confidence == "closest" and topicality.beside_tool) or self._tool_not_ours(good[0], topicality):
+        if not good or (confidence == "closest" and topicality.beside_tool) or self._tool_not_ours(good[0], topicality):
             return SearchResult(query, None, (), None, known=topicality.words or None)
         terms = told
         if newest:  # "latest eagle": the posts on it newest first

@@ -125,6 +125,14 @@ class Speller:
             out.setdefault(cand, SIM_PREFIX)
         return tuple(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
+    def near(self, word: str) -> list[str]:
+        """The known name words one edit (or two swapped letters) away from ``word`` of 4+ letters,
+        best first, whether or not ``word`` is itself a word (``cashing`` → ``caching``): for reading
+        a pair of words as a glossary form typed one letter off; ``[]`` for other tools' names."""
+        if len(word) < 4 or word.isdigit() or word in self._other_names:
+            return []
+        return [cand for cand, _, _ in self._typos(word) if cand != word]
+
     def correct(self, norm: str) -> tuple[str, float]:
         """The text with each unknown Latin word replaced by its best typo correction, and the
         lowest correction ratio (1.0 when nothing was corrected)."""

@@ -26,6 +26,7 @@ import numpy as np
 
 from bot.domain.search.analysis import _Concept, _member_terms, _Unit, _unit_key, english_words, normalize, stem
 from bot.domain.search.dates import dated_first
+from bot.domain.search.firsts import first_release_first
 from bot.domain.search.reorder import Ranked, adjusted
 from bot.domain.search.results import TrackMatch
 from bot.domain.search.tracks import CONTAINED_SCORE, TrackIndex
@@ -277,8 +278,9 @@ class TopicIndex(TrackIndex):
         ``launch_tracks`` only whose title names none of its terms loses
         :data:`~bot.domain.search.weights.UNNAMED_LAUNCH_PENALTY` (not the GLM-4.5 launch first).
         Best first again. A question naming a month first prefers the posts of that month
-        (:func:`~bot.domain.search.dates.dated_first`)."""
-        ranked = dated_first(ranked, units, self._published_days)
+        (:func:`~bot.domain.search.dates.dated_first`), one asking for a first release the post saying
+        it is one (:func:`~bot.domain.search.firsts.first_release_first`)."""
+        ranked = first_release_first(dated_first(ranked, units, self._published_days), units, self._post_text)
         texts = {u.text for u in units}
         asks = texts & self._vocab.mechanism_words
         opening = bool(units) and units[0].text in self._vocab.question_words
@@ -310,6 +312,11 @@ class TopicIndex(TrackIndex):
         """The first and last day of post number ``doc``'s publication."""
         published = self._catalog.post(self._post_ids[doc]).published
         return published.earliest, published.latest
+
+    def _post_text(self, doc: int) -> tuple[str, str]:
+        """Post number ``doc``'s title and its English and Chinese summaries (joined)."""
+        post = self._catalog.post(self._post_ids[doc])
+        return post.title, f"{post.summary.en} {post.summary.zh}"
 
     def _generic(self, term: Term) -> bool:
         """Whether ``term`` is one most posts hold (:data:`GENERIC_SHARE`: ``vllm``, the catalog's
