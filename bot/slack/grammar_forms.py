@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from bot.domain.text import TRADITIONAL, has_han
+from bot.slack.grammar_intents import dm_request
 from bot.slack.grammar_phrases import EMOJI_CODE
 
 _MORE_TRADITIONAL = str.maketrans("標蹤週鐘訂補課幾鬧曉歡寫紹簡", "标踪周钟订补课几闹晓欢写绍简")
@@ -54,6 +55,8 @@ def tidy(text: str) -> str:
 class _Parsed(Protocol):
     @property
     def kind(self) -> str: ...
+    @property
+    def error(self) -> str | None: ...
 
 
 P = TypeVar("P", bound=_Parsed)
@@ -62,9 +65,17 @@ P = TypeVar("P", bound=_Parsed)
 def retried(parse: Callable[[str], P], text: str) -> P:
     """``parse(text)``; when that is a search (``query``) or a near miss (``did_you_mean``) and
     :func:`tidy` changes ``text``, ``parse`` of the tidied text if that is something else (a
-    command: ``關注 量化`` is ``follow 关注 量化``), else the first (a search keeps the words typed)."""
+    command: ``關注 量化`` is ``follow 关注 量化``), else the first (a search keeps the words typed).
+    Text still read as a search, or as a command whose words were not understood (``dm me every
+    friday``; ``每周五给我发私信`` as ``每周``, a plan), that asks for the weekly DM in a sentence
+    is read as the ``dm on`` command it means (:func:`~bot.slack.grammar_intents.dm_request`; QA
+    round 16): taken when it parses with no error, or when the text was a search."""
     cmd = parse(text)
-    if cmd.kind not in ("query", "did_you_mean") or (tidied := tidy(text)) == text:
-        return cmd
-    again = parse(tidied)
-    return cmd if again.kind == "query" else again
+    if cmd.kind in ("query", "did_you_mean") and (tidied := tidy(text)) != text:
+        again = parse(tidied)
+        cmd = cmd if again.kind == "query" else again
+    if cmd.kind == "query" or cmd.error:
+        meant = dm_request(tidy(text))
+        if meant is not None and ((again := parse(meant)).error is None or cmd.kind == "query"):
+            return again
+    return cmd

@@ -12,7 +12,7 @@ from typing import Literal
 Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
                "did_you_mean", "thanks", "latest", "plan", "catchup", "recommend", "settings", "stop_what",
-               "snooze_what", "digest_cli", "usage", "my_data"]
+               "snooze_what", "digest_cli", "usage", "my_data", "tracks"]
 # fmt: on
 
 LATEST = re.compile(
@@ -75,11 +75,38 @@ of a digest does it (QA: it was searched); ``unsnooze`` / ``取消暂停`` too (
 DIGEST_CLI = re.compile(r"^(?:vllm-path\s+)?digests?\s+(?:preview|run-now|run\s+now)(?:\s+.*)?$")
 """``digest preview`` / ``digest run-now`` typed in Slack: terminal commands (QA: they were searched)."""
 
+PROGRESS = re.compile(
+    r"^(?:(?:so|and|ok|okay|hey)\s+)?(?:"
+    r"how\s+(?:much|many(?:\s+(?:posts?|articles?|steps?))?)\s+(?:have\s+i|did\s+i|i(?:'ve|\s+have)?)"
+    r"\s+(?:read|done|finished|covered|gotten\s+through|got\s+through)(?:\s+(?:so\s+far|already|yet))?"
+    r"|how\s+far\s+(?:am\s+i|have\s+i\s+(?:got|gotten|come|read)|along\s+am\s+i)(?:\s+(?:so\s+far|now))?"
+    r"|how\s+am\s+i\s+doing|where\s+am\s+i(?:\s+(?:at|up\s+to|now))?(?:\s+in\s+my\s+(?:reading|tracks?|paths?))?"
+    r"|what\s+have\s+i\s+(?:read|finished)(?:\s+so\s+far)?"
+    r"|(?:show\s+(?:me\s+)?|check\s+|see\s+)?(?:my\s+(?:reading\s+)?(?:progress|stats|statistics)|reading\s+progress)"
+    r"(?:\s+so\s+far)?"
+    r"|(?:我)?(?:已经|一共|总共)?(?:读|看)了(?:多少|几篇|多少篇|哪些)(?:了|文章)?(?:呢|啊)?"
+    r"|我(?:读|看)到哪(?:里|儿)?了(?:呢|啊)?|我的(?:阅读)?进度(?:怎么样|如何)?(?:呢|啊)?|(?:阅读)?进度(?:怎么样|如何)(?:呢|啊)?"
+    r"|我(?:的)?(?:阅读)?(?:统计|情况))$"
+)
+"""Asking how far one has read (``how much have I read``, ``how far am I``, ``my reading progress``,
+``我读了多少``; QA round 16: each was searched): the ``next`` command, which shows each track's progress."""
+
+TRACKS = re.compile(
+    r"^(?:(?:(?:the|all|all\s+the|my|available|your)\s+)?(?:tracks?|reading\s+paths?|paths?|topics?)"
+    r"(?:\s+(?:list|available|please|pls))?|(?:list|index)\s+of\s+(?:the\s+)?(?:tracks|paths|topics)"
+    r"|(?:所有|全部)?(?:的)?(?:主题|路径|学习路径|阅读路径)(?:有哪些)?)$"
+)
+"""A track list asked for in one or two words (``tracks``, ``all tracks``, ``track list``, ``主题``; QA
+round 16: ``tracks`` was searched and refused): the tracks, each with what it holds. ``list tracks``
+and ``有哪些主题`` are :data:`ABOUT_APP`'s (the help, which ends with the tracks)."""
+
 ALONE: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (RECOMMEND, "recommend"),
     (SETTINGS, "settings"),
     (STOP, "stop_what"),
     (SNOOZE, "snooze_what"),
+    (PROGRESS, "next"),
+    (TRACKS, "tracks"),
 )
 """Questions with no argument that are commands of their own (QA: each was searched)."""
 

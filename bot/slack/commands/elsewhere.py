@@ -15,16 +15,23 @@ from bot.slack.mrkdwn import Mrkdwn, esc, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 
-_SLACK_REF = re.compile(r"^(?:<#[CG][A-Z0-9]+>|<@[UW][A-Z0-9]+>|<!subteam\^[A-Z0-9]+>)$")
-"""A reference Slack draws as the channel's or person's name (only ids: safe to send as mrkdwn)."""
+_SLACK_CHANNEL = re.compile(r"^<#[CG][A-Z0-9]+>$")
+"""A channel reference Slack draws as the channel's name (only an id: safe to send as mrkdwn); the
+replies that name a channel mean to link it."""
+
+_NO_ONE_NAMED = re.compile(r"^(?:<[@!].*|@(?:here|channel|everyone))$", re.IGNORECASE)
+"""A person or group the reply must not echo (QA round 16: ``follow <@U999>`` answered "I can't
+change what <@U999> follows", a mention): a Slack mention (``<@U…>``, ``<!subteam^…>``) or a
+notifying word (``@here``); the reply then says "someone else" (the ``*_other`` texts)."""
 
 _DIGEST_OF = {"follow": "subscribe", "unfollow": "unsubscribe"}
 """For a channel named in ``follow``: the channel's own command (``subscribe``)."""
 
 
 def _shown(ref: str) -> Mrkdwn:
-    """``ref`` as a reply shows it: Slack's own reference when it is one, else the typed text escaped."""
-    return Mrkdwn(ref) if _SLACK_REF.match(ref) else esc(ref)
+    """``ref`` as a reply shows it: Slack's own channel reference when it is one, else the typed
+    text escaped (``@bob``, ``#general``: plain text, no mention)."""
+    return Mrkdwn(ref) if _SLACK_CHANNEL.match(ref) else esc(ref)
 
 
 def refusal(ctx: Context, cmd: grammar.Command) -> Reply | None:
@@ -35,13 +42,14 @@ def refusal(ctx: Context, cmd: grammar.Command) -> Reply | None:
         return None
     where, lang = _shown(ref.ref), ctx.lang
     here = truncate(" ".join((cmd.here or cmd.kind).replace("`", "").split()), 200)
+    other = "_other" if ref.kind == "person" and _NO_ONE_NAMED.match(ref.ref) else ""  # never a mention
     if cmd.kind == "remind":
-        return views.text_reply(t("elsewhere.remind", lang, who=where, command=here))
+        return views.text_reply(t("elsewhere.remind" + other, lang, who=where, command=here))
     if cmd.kind in _DIGEST_OF and ref.kind == "channel":
         digest = truncate(f"{_DIGEST_OF[cmd.kind]} {cmd.arg}".strip(), 200)
         return views.text_reply(t("elsewhere.follow_channel", lang, channel=where, command=here, digest=digest))
     if cmd.kind in _DIGEST_OF:
-        return views.text_reply(t("elsewhere.follow", lang, who=where, command=here))
+        return views.text_reply(t("elsewhere.follow" + other, lang, who=where, command=here))
     if ref.kind == "person":  # `subscribe spec for @bob`: a channel's digest is the channel's
-        return views.text_reply(t("elsewhere.channel_person", lang, who=where, command=here))
+        return views.text_reply(t("elsewhere.channel_person" + other, lang, who=where, command=here))
     return views.text_reply(t("elsewhere.channel", lang, channel=where, command=here))

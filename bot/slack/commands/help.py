@@ -6,7 +6,7 @@ from __future__ import annotations
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import Context
-from bot.slack.grammar_phrases import HELP_TOPICS
+from bot.slack.grammar_phrases import HELP_TOPICS, MARKUP, QUOTES
 from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -51,12 +51,39 @@ def thanks(ctx: Context, cmd: grammar.Command) -> Reply:
 def did_you_mean(ctx: Context, cmd: grammar.Command) -> Reply:
     """The help, headed by the command the text probably meant; text whose first word is a known
     word (:func:`~bot.slack.commands.replies.known_word`) is a search instead (QA: ``sglang vs
-    vllm`` is no ``lang vs vllm``, ``ready for production`` no ``read for production``)."""
+    vllm`` is no ``lang vs vllm``, ``ready for production`` no ``read for production``), unless
+    the rest is only post or track ids (:func:`mistyped_command`: ``reed p-eagle``)."""
     words = cmd.arg.split()
-    if words and replies.known_word(ctx, words[0]):
+    if words and replies.known_word(ctx, words[0]) and mistyped_command(ctx, cmd.arg) is None:
         return replies.query(ctx, cmd.arg)
-    prefix = t("didyoumean.command", ctx.lang, suggestion=truncate(cmd.suggestion or "", 200))
+    return meant_command(ctx, cmd.suggestion or "")
+
+
+def meant_command(ctx: Context, suggestion: str) -> Reply:
+    """The help headed by "Did you mean `/vllm-path <suggestion>`?"."""
+    prefix = t("didyoumean.command", ctx.lang, suggestion=truncate(suggestion, 200))
     return views.help_reply(ctx.catalog, ctx.lang, prefix=prefix)
+
+
+_POST_KEYWORDS = frozenset({"read", "unread", "remind", "search"})
+_TRACK_KEYWORDS = frozenset({"follow", "unfollow", "next", "subscribe", "unsubscribe", "search"})
+"""The keywords whose argument is a post id, and those whose argument is a track id."""
+
+
+def mistyped_command(ctx: Context, text: str) -> str | None:
+    """The command ``text`` means when its first word is a near miss of a keyword
+    (:func:`grammar.near_command`: ``red``, ``raed``, ``nxt``, even when an English word) and every
+    other word is a post id of the catalog for a keyword taking posts (``red p-eagle``: ``read
+    p-eagle``), or a track id for one taking tracks (``nxt spec``: ``next spec``); else None (QA round
+    16: ``red p-eagle`` searched and led with a Red Hat post; ``red hat vllm`` stays a search)."""
+    words, cat = [w.strip(QUOTES + MARKUP) for w in text.split()[1:]], ctx.catalog
+    if not words or not all(words):  # one word (`speculative`): no fuzzy matching is loaded
+        return None
+    posts = all(cat.resolve_post_id(w) is not None for w in words)
+    tracks = not posts and all(cat.has_track(w.casefold()) for w in words)
+    meant = grammar.near_command(text) if posts or tracks else None
+    keyword = meant.split()[0] if meant else ""
+    return meant if keyword in (_POST_KEYWORDS if posts else _TRACK_KEYWORDS) else None
 
 
 def set_language(ctx: Context, cmd: grammar.Command) -> Reply:

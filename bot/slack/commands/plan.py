@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -14,9 +15,9 @@ from bot.domain.streaks import streak
 from bot.slack import grammar
 from bot.slack.commands.context import Context
 from bot.slack.commands.habits import kept_week, reader_streak
-from bot.slack.mrkdwn import Mrkdwn, truncate
+from bot.slack.mrkdwn import Mrkdwn, plain, truncate
 from bot.slack.views import messages as views
-from bot.slack.views.blocks import Reply
+from bot.slack.views.blocks import Reply, section
 from bot.slack.views.finish import finish_text
 from bot.slack.views.plan import path_line, plan_reply, pt
 from bot.slack.views.together import streak_line
@@ -55,7 +56,19 @@ def plan(s: Context, cmd: grammar.Command) -> Reply:
     if not budgets.check_minutes(cmd.minutes):
         return views.text_reply(_out_of_range(cmd.minutes, s.lang))
     store.set_budget(caller.team_id, caller.user_id, cmd.minutes)
-    return plan_reply(tracks, cmd.minutes, s.lang, changed_to="set", read=read, mine=mine)
+    return _dm_off_said(s, plan_reply(tracks, cmd.minutes, s.lang, changed_to="set", read=read, mine=mine))
+
+
+def _dm_off_said(s: Context, reply: Reply) -> Reply:
+    """``reply`` (a plan just set) with a line saying the caller's weekly DM is off and how to turn it
+    on, under its first block, when it is off (never turned on, or ``dm off``): the plan says DMs bring
+    what fits, and none comes (QA round 16); else ``reply`` itself."""
+    dm = s.rt.store.get_dm(s.caller.team_id, s.caller.user_id)
+    if dm is not None and dm.enabled:
+        return reply
+    line = pt("plan.dm_off", s.lang)
+    blocks = [*reply.blocks[:1], section(line), *reply.blocks[1:]]
+    return replace(reply, text=f"{reply.text}\n{plain(line)}", blocks=blocks)
 
 
 def _current_ids(s: Context) -> set[str]:

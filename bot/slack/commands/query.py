@@ -8,6 +8,7 @@ from bot.domain.search.confidence import NEAR_TRACK_SCORE
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import Context
+from bot.slack.commands.help import meant_command, mistyped_command
 from bot.slack.commands.progress import not_tracks, several_tracks
 from bot.slack.commands.track_lookup import typo_track
 from bot.slack.mrkdwn import Mrkdwn
@@ -22,7 +23,11 @@ NEWEST_LEAD = {"en": "latest", "zh": "最新"}
 
 def find(ctx: Context, cmd: grammar.Command) -> Reply:
     """``/vllm-path <text>``: the track it names (a track's name mistyped too, :func:`typo_track`:
-    ``omini`` as ``multimodel`` does; QA round 8), or the posts matching it."""
+    ``omini`` as ``multimodel`` does; QA round 8), or the posts matching it; a command's keyword
+    mistyped before post or track ids (``red p-eagle``, :func:`~bot.slack.commands.help.mistyped_command`):
+    the help headed by the command meant (QA round 16)."""
+    if (meant := mistyped_command(ctx, cmd.arg)) is not None:
+        return meant_command(ctx, meant)
     if ctx.find.track(cmd.arg) is None and (typo := typo_track(ctx.find, cmd.arg)) is not None:
         return replies.track_view(ctx, typo)
     return replies.query(ctx, cmd.arg)

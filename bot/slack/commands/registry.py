@@ -18,6 +18,7 @@ from bot.slack.commands import (
     settings,
     stats,
     subscribe,
+    track_list,
 )
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.replies import redraw
@@ -56,6 +57,7 @@ COMMANDS: dict[str, CommandFn] = {
     "digest_cli": settings.digest_cli,
     "usage": help.usage,
     "my_data": settings.my_data,
+    "tracks": track_list.list_tracks,
 }
 """Command kind (:data:`bot.slack.grammar.Kind`) -> use case."""
 
