@@ -7,7 +7,8 @@ beside the catalog); it is read-only and thread-safe. Pure: no Slack or Bolt imp
 How a query is read
 -------------------
 1. :func:`normalize`: punctuation, symbols and emoji become spaces, CJK runs are kept whole
-   (``"P-EAGLE"`` → ``"p eagle"``); at most :data:`MAX_QUERY_CHARS` characters are read.
+   (``"P-EAGLE"`` → ``"p eagle"``); at most :data:`MAX_QUERY_CHARS` characters are read, a pasted
+   fenced code block after the message's own words (:mod:`~bot.domain.search.pasted`).
 2. A query that is one URL of a catalog post, in any form the blog has used, returns that post
    alone (:mod:`~bot.domain.search.links`).
 3. Latin words are stemmed (:func:`stem`; ``8xH100`` and ``A100s`` read as ``h100``, ``a100``);

@@ -24,6 +24,7 @@ from bot.domain.search.evidence import EvidenceIndex
 from bot.domain.search.fields import field_of
 from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR
 from bot.domain.search.links import link_words
+from bot.domain.search.pasted import words_first
 from bot.domain.search.reorder import (
     NEWEST_LEAD,
     Ranked,
@@ -220,7 +221,7 @@ class Matcher(EvidenceIndex):
                     return SearchResult(query, None, (), None, 0, offset, link)
                 hit = PostMatch(link.post_id, 100.0, "link", self._catalog.tracks_of(link.post_id), 1.0)
                 return SearchResult(query, None, (hit,) if offset == 0 else (), None, 1, offset, link, "confident")
-        text = query[: MAX_QUERY_CHARS * 4]
+        text = words_first(query)[: MAX_QUERY_CHARS * 4]  # pasted.py: a fenced paste is read after the words
         lead = NEWEST_LEAD.match(text)
         newest = lead is not None and bool(text[lead.end() :].strip())
         if newest and lead is not None:

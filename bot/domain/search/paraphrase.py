@@ -11,6 +11,14 @@ query after the vocabulary's ``problems`` (:meth:`bot.domain.search.index.Index.
   ``不同机器``) gains the word ``disaggregated``: round n listed such phrases one by one, round o
   said them in other words.
 
+* **KV sent the other way is bi-directional KV transfer**: in a question on the KV cache or on
+  disaggregation (``kv``, ``nixl``, ``prefill``, ``p/d``, ``pd 分离``), KV told moving from decode to
+  prefill (``go back from decode to prefill``, ``send it back to the prefill node``, ``D 传回 P``),
+  the other way, both ways or in reverse (``the opposite direction``, ``both directions``,
+  ``双向``, ``反向``, ``回传``) gains the glossary's ``bidirectional kv transfer``: the feature that
+  lets a multi-turn session's KV return to the prefill side instead of being recomputed (holdout
+  round q). A plain question on PD disaggregation says no direction and reads as typed.
+
 * **Chat abbreviations of the field's measures** are their words: ``thruput`` and ``tput`` are
   throughput, ``util`` utilization, ``mem`` memory, ``ctx`` context, ``reqs`` requests, ``conc``
   concurrency (:data:`ABBREVIATIONS`): ``gpu mem util`` reads as the glossary's ``gpu memory
@@ -75,12 +83,32 @@ _DISAGGREGATED_RE = re.compile(
 )
 """Disaggregation said already: by name, or as the glossary's ``split prefill and decode`` forms."""
 
+_KV_SIDE_RE = re.compile(rf"{_A}(?:kv|kvs|nixl|nixlconnector|prefill|disaggregat[a-z]*|disagg|pd|p d){_Z}|预填充")
+"""The KV cache, the prefill side or disaggregation said (the setting of a question on which way KV
+moves; not a cache or a connector alone: ``反向代理 缓存``, ``mysql connector 双向同步`` are no KV's)."""
+
+_SIDE = r"(?: (?:node|nodes|worker|workers|side|instance|instances|server|servers|gpu|gpus|pool|pools))?"
+_REVERSE_RE = re.compile(
+    rf"{_A}(?:from (?:the )?(?:decode|decoder|d){_SIDE} (?:back )?to (?:the )?(?:prefill|prefiller|p)"
+    rf"|(?:decode|decoder){_SIDE} (?:back )?to (?:the )?(?:prefill|prefiller)|back to (?:the )?(?:prefill|prefiller)"
+    rf"|both (?:ways|directions)|(?:the )?(?:other|opposite|reverse) direction"
+    rf"|the (?:other|opposite) way(?! (?:to|of|for|than){_Z})"
+    rf"|two way|bi ?directional(?:ly)?|revers(?:e|ed) (?:kv |kv cache )?(?:transfer|transfers|flow)){_Z}"
+    rf"|双向|反向(?!传播)|回传|传回|送回|(?:{_A}(?:decode|d)|解码)\s?(?:节点|侧|端)?\s?(?:传|送|发)?(?:回|给|到)\s?(?:prefill|预填充|p){_Z}"
+)
+"""KV told moving from decode to prefill, the other way or both ways (normalized text)."""
+
+_BIDIRECTIONAL_RE = re.compile(rf"{_A}(?:bi ?directional kv|two way kv|reverse kv){_Z}|双向 ?kv|kv ?(?:双向|反向)")
+"""The glossary's term said already."""
+
 
 def read_in_context(norm: str) -> str:
     """``norm`` (normalized query text) with the readings of the module docstring applied:
     ``on device`` as ``on gpu`` beside a GPU and no edge device; ``disaggregated`` appended to a
     question on prefill and decode put on separate machines that does not say it already; a chat
-    abbreviation of a measure as its word (:data:`ABBREVIATIONS`)."""
+    abbreviation of a measure as its word (:data:`ABBREVIATIONS`); ``bidirectional kv transfer``
+    appended to a question on KV or disaggregation that tells KV moving from decode to prefill,
+    the other way or both ways."""
     norm = _ABBREVIATION_RE.sub(lambda m: ABBREVIATIONS[m.group(0)], norm)
     if _ON_DEVICE_RE.search(norm) and _GPU_RE.search(norm) and not _EDGE_RE.search(norm):
         norm = _ON_DEVICE_RE.sub("on gpu", norm)
@@ -91,6 +119,8 @@ def read_in_context(norm: str) -> str:
         and not _DISAGGREGATED_RE.search(norm)
     ):
         norm = f"{norm} disaggregated"
+    if _REVERSE_RE.search(norm) and _KV_SIDE_RE.search(norm) and not _BIDIRECTIONAL_RE.search(norm):
+        norm = f"{norm} bidirectional kv transfer"
     return norm
 
 
