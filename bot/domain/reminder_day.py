@@ -139,6 +139,22 @@ def _weekday(words: list[str], today: date) -> date | None:
     return today + timedelta(days=(WEEKDAY_WORDS[word] - today.weekday()) % 7 or 7)
 
 
+def this_week_gone(words: list[str], today: date) -> int | None:
+    """The weekday (0 Monday) ``words`` name as this week's (``this friday``, ``本周五``, ``这周一``)
+    when that day is ``today`` or already past in this week, so that :func:`_weekday` reads it as
+    next week's (QA round 17: said in the reply, not silently); else None."""
+    low = [w.casefold().strip(",.") for w in words]
+    word: str | None = None
+    if len(low) == 2 and low[0] == "this":
+        word = low[1]
+    elif len(low) == 1 and (p := next((p for p in _THIS_WEEK if low[0].startswith(p)), None)):
+        word = "周" + low[0][len(p) :] if len(low[0]) == len(p) + 1 else None
+    if word not in WEEKDAY_WORDS:
+        return None
+    day = WEEKDAY_WORDS[word]
+    return day if day <= today.weekday() else None
+
+
 def _numeric(word: str, today: date) -> date | str | None:
     """``20.12.2026``, ``12/20``: the one date its numbers can be (a month is at most 12);
     ``"ambiguous"`` when both orders are dates (``05/06``), ``"bad"`` for none, ``None``: no such form."""

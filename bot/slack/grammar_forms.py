@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from bot.domain.text import TRADITIONAL, has_han
-from bot.slack.grammar_intents import dm_request
+from bot.slack.grammar_intents import dm_request, other_request, progress_request, weekly_zh
 from bot.slack.grammar_phrases import EMOJI_CODE
 
 _MORE_TRADITIONAL = str.maketrans("標蹤週鐘訂補課幾鬧曉歡寫紹簡", "标踪周钟订补课几闹晓欢写绍简")
@@ -69,13 +69,29 @@ def retried(parse: Callable[[str], P], text: str) -> P:
     Text still read as a search, or as a command whose words were not understood (``dm me every
     friday``; ``每周五给我发私信`` as ``每周``, a plan), that asks for the weekly DM in a sentence
     is read as the ``dm on`` command it means (:func:`~bot.slack.grammar_intents.dm_request`; QA
-    round 16): taken when it parses with no error, or when the text was a search."""
+    round 16): taken when it parses with no error, or when the text was a search or ``每周…`` read
+    as a plan (QA round 17: ``每周一早上给我发私信``). ``每周`` before a weekday that is no DM request
+    (``每周一``, ``每周五 1小时``) is the ``weekly`` usage (:func:`~bot.slack.grammar_intents.weekly_zh`);
+    a search asking for one's progress in a track (``how far am I in spec``) is ``next <track>``
+    (:func:`~bot.slack.grammar_intents.progress_request`)."""
     cmd = parse(text)
     if cmd.kind in ("query", "did_you_mean") and (tidied := tidy(text)) != text:
         again = parse(tidied)
         cmd = cmd if again.kind == "query" else again
     if cmd.kind == "query" or cmd.error:
         meant = dm_request(tidy(text))
-        if meant is not None and ((again := parse(meant)).error is None or cmd.kind == "query"):
+        if meant is not None and ((again := parse(meant)).error is None or cmd.kind in ("query", "plan")):
             return again
+        if cmd.kind in ("plan", "query") and weekly_zh(tidy(text)):
+            return parse("weekly")
+    if cmd.kind == "query" and (progress := progress_request(tidy(text))) is not None:
+        return parse(progress)
+    if cmd.kind == "query" and (other := other_request(tidy(text))) is not None:
+        again = parse(other)  # `send me the spec track`: the track; `send me eagle` stays a search
+        return again if again.kind != "query" or _THE_TRACK_ASKED.search(text) else cmd
     return cmd
+
+
+_THE_TRACK_ASKED = re.compile(r"\s(?:track|reading\s+path|path)\W*$", re.IGNORECASE)
+"""A request ending with "track" (``send me the spec track``): the words before it are searched for
+as a track name, not with the request around them."""

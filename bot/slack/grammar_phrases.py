@@ -180,7 +180,7 @@ CANCEL_REMINDER = re.compile(
 
 USAGE_WORDS: dict[str, str] = {
     "digest": "digest", "digests": "digest", "摘要": "digest", "频道摘要": "digest", "每周推荐": "digest",
-    "频道推荐": "digest",
+    "频道推荐": "digest", "weekly": "weekly", "每周提醒": "weekly", "每周推送": "weekly",
 }  # fmt: skip
 """First words of commands that have no keyword of their own: text starting with one that does not
 parse as anything else gets that command's usage (the key :func:`bot.slack.commands.help.usage` reads)."""
@@ -316,13 +316,14 @@ MY_DATA = re.compile(
 _I_HAVE = r"(?:(?:i|we)\s+(?:only\s+)?(?:have|got|can\s+(?:read|spend|do|manage))\s+|i['’]ve\s+got\s+)?"
 WEEKLY_TIME_EN = (
     rf"^(?:plan\s+)?{_I_HAVE}(?:about\s+|around\s+)?"
-    r"(?P<t>(?:\d{1,4}(?:\.\d)?|an?|half\s+an)\s*(?:m|min|mins|minutes?|h|hrs?|hours?))"
-    r"\s+(?:(?:a|per|each|every)\s+week|(?P<m>(?:a|per|each|every)\s+month))[.!]*$"
+    r"(?P<t>(?:\d{1,4}(?:\.\d)?|an?|half\s+an|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|sixty"
+    r"|ninety)\s*(?:m|min|mins|minutes?|h|hrs?|hours?))"
+    r"\s+(?:(?:a|per|each|every)\s+week|weekly|(?P<m>(?:a|per|each|every)\s+month|monthly))[.!]*$"
 )
 """A reader's weekly reading time as a sentence, with or without ``plan`` (QA round 13: ``I have 30
 minutes a week``, ``i can spend an hour a week``, ``30 min per week``); ``t``: the time; ``m``: ``a
 month`` when the time is a month's (QA round 15: ``i can spend 2 hours a month``), which ``plan``
-refuses, saying a plan is minutes a week."""
+refuses, saying a plan is minutes a week; QA round 17: ``one hour a week``, ``I have 90 minutes weekly``."""
 WEEKLY_TIME_ZH = (
     r"^(?:(?:plan|计划)\s*)?我?(?:每周|每星期|每个星期|一周|(?P<m>每月|每个月|一个月))"
     r"(?:有|能读|能看|可以读|可以看|能花|可以花|只有|大概有)?\s*"

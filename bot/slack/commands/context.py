@@ -345,6 +345,8 @@ class Context:
             return "zh"
         if has_han(typed) and self._words_chinese(typed):  # `dm 周六 9点`: a Chinese command (QA)
             return "zh"
+        if has_han(typed) and not any(w.isascii() and w.isalpha() for w in typed.split()):
+            return "zh"  # `每周一`: Chinese day words and nothing else (QA round 17: answered in English)
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
         return "zh" if locale.startswith("zh") else "en"
 

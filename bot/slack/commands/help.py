@@ -60,9 +60,10 @@ def did_you_mean(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def meant_command(ctx: Context, suggestion: str) -> Reply:
-    """The help headed by "Did you mean `/vllm-path <suggestion>`?"."""
+    """ "Did you mean `/vllm-path <suggestion>`?" and one line pointing at ``help`` (QA round 17: the
+    whole help under it buried the one line that mattered)."""
     prefix = t("didyoumean.command", ctx.lang, suggestion=truncate(suggestion, 200))
-    return views.help_reply(ctx.catalog, ctx.lang, prefix=prefix)
+    return views.text_reply(Mrkdwn("\n").join([prefix, t("didyoumean.help", ctx.lang)]))
 
 
 _POST_KEYWORDS = frozenset({"read", "unread", "remind", "search"})
@@ -73,9 +74,10 @@ _TRACK_KEYWORDS = frozenset({"follow", "unfollow", "next", "subscribe", "unsubsc
 def mistyped_command(ctx: Context, text: str) -> str | None:
     """The command ``text`` means when its first word is a near miss of a keyword
     (:func:`grammar.near_command`: ``red``, ``raed``, ``nxt``, even when an English word) and every
-    other word is a post id of the catalog for a keyword taking posts (``red p-eagle``: ``read
-    p-eagle``), or a track id for one taking tracks (``nxt spec``: ``next spec``); else None (QA round
-    16: ``red p-eagle`` searched and led with a Red Hat post; ``red hat vllm`` stays a search)."""
+    other word is a post id or every one a track id of the catalog, for a keyword taking posts or
+    tracks (``red p-eagle``: ``read p-eagle``; ``nxt spec``: ``next spec``; ``red spec``: ``read
+    spec``), the first letter as typed (``text pd`` is no ``next pd``); else None (QA rounds 16 and 17:
+    ``red p-eagle`` searched and led with a Red Hat post; ``red hat vllm`` stays a search)."""
     words, cat = [w.strip(QUOTES + MARKUP) for w in text.split()[1:]], ctx.catalog
     if not words or not all(words):  # one word (`speculative`): no fuzzy matching is loaded
         return None
@@ -83,7 +85,9 @@ def mistyped_command(ctx: Context, text: str) -> str | None:
     tracks = not posts and all(cat.has_track(w.casefold()) for w in words)
     meant = grammar.near_command(text) if posts or tracks else None
     keyword = meant.split()[0] if meant else ""
-    return meant if keyword in (_POST_KEYWORDS if posts else _TRACK_KEYWORDS) else None
+    if keyword[:1] != text.split()[0].casefold().lstrip("/")[:1]:
+        return None  # `text pd` is no `next pd`: a mistyped word keeps its first letter (QA round 17)
+    return meant if keyword in _POST_KEYWORDS | _TRACK_KEYWORDS else None
 
 
 def set_language(ctx: Context, cmd: grammar.Command) -> Reply:
@@ -94,7 +98,7 @@ def set_language(ctx: Context, cmd: grammar.Command) -> Reply:
     return views.text_reply(t("lang.bad" if cmd.arg else "lang.now", ctx.lang))  # `lang` alone: the one in use
 
 
-USAGES = {"digest": "usage.digest", "reminders": "reminders.usage"}
+USAGES = {"digest": "usage.digest", "reminders": "reminders.usage", "weekly": "usage.weekly"}
 """A ``usage`` command's ``arg`` (:data:`bot.slack.grammar_phrases.USAGE_WORDS`, ``cancel reminder 1``) ->
 the i18n key of that command's usage line."""
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from bot.domain import budget as budgets
 from bot.domain import paths
 from bot.domain.streaks import streak
-from bot.slack import grammar
+from bot.slack import grammar, i18n
 from bot.slack.commands.context import Context
 from bot.slack.commands.habits import kept_week, reader_streak
 from bot.slack.mrkdwn import Mrkdwn, plain, truncate
@@ -20,6 +20,7 @@ from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply, section
 from bot.slack.views.finish import finish_text
 from bot.slack.views.plan import path_line, plan_reply, pt
+from bot.slack.views.subscriptions import day_words, dm_resumes
 from bot.slack.views.together import streak_line
 from bot.web.urls import path_page_url
 
@@ -62,11 +63,14 @@ def plan(s: Context, cmd: grammar.Command) -> Reply:
 def _dm_off_said(s: Context, reply: Reply) -> Reply:
     """``reply`` (a plan just set) with a line saying the caller's weekly DM is off and how to turn it
     on, under its first block, when it is off (never turned on, or ``dm off``): the plan says DMs bring
-    what fits, and none comes (QA round 16); else ``reply`` itself."""
+    what fits, and none comes (QA round 16); when it is paused (``dm pause``), the line saying until
+    when (``dm.snoozed``, QA round 17); else ``reply`` itself."""
     dm = s.rt.store.get_dm(s.caller.team_id, s.caller.user_id)
-    if dm is not None and dm.enabled:
+    resumes = dm_resumes(dm) if dm is not None and dm.enabled else None
+    if dm is not None and dm.enabled and resumes is None:
         return reply
-    line = pt("plan.dm_off", s.lang)
+    # paused (`dm pause`): until when, so the plan's "DMs bring…" is not read as this week (QA round 17)
+    line = pt("plan.dm_off", s.lang) if resumes is None else i18n.t("dm.snoozed", s.lang, **day_words(resumes, s.lang))
     blocks = [*reply.blocks[:1], section(line), *reply.blocks[1:]]
     return replace(reply, text=f"{reply.text}\n{plain(line)}", blocks=blocks)
 

@@ -3,6 +3,8 @@ search results only; ``next``; and ``catch me up``."""
 
 from __future__ import annotations
 
+import re
+
 from bot.domain.catchup import catch_up
 from bot.domain.search.confidence import NEAR_TRACK_SCORE
 from bot.slack import grammar
@@ -26,11 +28,23 @@ def find(ctx: Context, cmd: grammar.Command) -> Reply:
     ``omini`` as ``multimodel`` does; QA round 8), or the posts matching it; a command's keyword
     mistyped before post or track ids (``red p-eagle``, :func:`~bot.slack.commands.help.mistyped_command`):
     the help headed by the command meant (QA round 16)."""
-    if (meant := mistyped_command(ctx, cmd.arg)) is not None:
+    if (meant := mistyped_command(ctx, cmd.arg) or _lone_command(ctx, cmd.arg)) is not None:
         return meant_command(ctx, meant)
     if ctx.find.track(cmd.arg) is None and (typo := typo_track(ctx.find, cmd.arg)) is not None:
         return replies.track_view(ctx, typo)
     return replies.query(ctx, cmd.arg)
+
+
+def _lone_command(ctx: Context, text: str) -> str | None:
+    """The command a lone word means when it is a near miss of one (``nxt``:
+    :func:`~bot.slack.commands.replies.suggest_command`) that no post and no track answers: led with,
+    never put under a refusal (QA round 17: "No post matches 'nxt' … Did you mean `next`?")."""
+    words = text.split()  # a track's name first: no near-miss matching (rapidfuzz) for `speculative`
+    if len(words) != 1 or ctx.find.track(text) is not None or replies.suggest_command(ctx, text) is None:
+        return None
+    if ctx.find.posts(text, limit=1).results:
+        return None
+    return grammar.near_command(text)
 
 
 def search_posts(ctx: Context, cmd: grammar.Command) -> Reply:
@@ -55,10 +69,14 @@ def newest(ctx: Context, cmd: grammar.Command) -> Reply:
 def next_reads(ctx: Context, cmd: grammar.Command) -> Reply:
     """``next``: the next read of each followed track; ``next <track>``: that track's (``next spec
     pd``: each one's, a word that is no track said, :func:`~bot.slack.commands.progress.several_tracks`); no track: the
-    list and a did-you-mean, or the search for the text when the keyword came last (``qwen3 next``)."""
+    list and a did-you-mean, or the search for the text when the keyword came last (``qwen3 next``) or
+    was ``progress`` (``progress bar in vllm``, ``progress on amd support``: QA round 17; ``progress spec``
+    is that track's progress)."""
     if not cmd.arg.strip():
         return replies.next_reads(ctx)
     tid = ctx.find.track(cmd.arg)
+    if tid is None and cmd.query is None and _typed_word(ctx) == "progress":
+        return replies.query(ctx, _PROGRESS_LEAD.sub("", ctx.typed).strip())  # `progress bar in vllm` (QA round 17)
     several = several_tracks(ctx, cmd) if tid is None else None
     if several is not None and (cmd.query is None or len(several) > 1):  # `next spec pd`, as `follow` (QA)
         unknown = not_tracks(ctx, cmd)
@@ -77,6 +95,16 @@ def next_reads(ctx: Context, cmd: grammar.Command) -> Reply:
     if tid is None:
         return views.text_reply(replies.unknown_track(ctx, cmd.arg, "next"))
     return replies.next_reads(ctx, track_ids=[tid])
+
+
+_PROGRESS_LEAD = re.compile(r"^\s*(?:/?vllm-path\s+)*", re.IGNORECASE)
+"""The command's own name typed before its text."""
+
+
+def _typed_word(ctx: Context) -> str:
+    """The first word the caller typed, case-folded (the command's own name left out)."""
+    words = _PROGRESS_LEAD.sub("", ctx.typed).split()
+    return words[0].casefold() if words else ""
 
 
 def catch_me_up(ctx: Context, cmd: grammar.Command) -> Reply:

@@ -20,6 +20,7 @@ from bot.domain.reminder_day import (
     local_today,
     names_a_day,
     numeric_readings,
+    this_week_gone,
 )
 from bot.domain.reminder_time import means
 from bot.domain.words import clock_time, time_word
@@ -27,7 +28,7 @@ from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.reminder_numbers import numbered
-from bot.slack.i18n import day_text, t
+from bot.slack.i18n import day_text, t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views import reminders as rviews
@@ -48,13 +49,18 @@ def _set(
     ctx: Context, post_id: str, words: list[str], note: Mrkdwn | None = None, days: int = DEFAULT_DAYS
 ) -> tuple[Mrkdwn, bool]:
     """:func:`set_reminder`'s answer (``note`` on a line after the confirmation) and whether the
-    reminder was stored (False: the day was refused); no day in ``words``: ``days`` from today."""
+    reminder was stored (False: the day was refused); no day in ``words``: ``days`` from today. This
+    week's day typed when it is today or past (``this friday`` on a Saturday) is next week's, and the
+    note says so (QA round 17)."""
     zone = ctx.timezone()
     today = local_today(datetime.now(UTC), zone)
     choice = choose_day(words, today)
     if choice.error or choice.rest:
         return bad_day(ctx.lang, choice.error or " ".join(words), today, choice.reason if choice.error else None), False
     day = choice.day or today + timedelta(days=days)
+    if note is None and choice.day is not None and (gone := this_week_gone(words, today)) is not None:
+        key = "remind.this_week_today" if gone == today.weekday() else "remind.this_week_past"
+        note = t(key, ctx.lang, weekday=weekday_name(gone, ctx.lang), date=day_text(day, ctx.lang))
     caller = ctx.caller
     due = due_at(day, zone)  # sent in the language of this reply, unless the caller chose one (QA)
     reminder, before = ctx.rt.store.add_reminder(caller.team_id, caller.user_id, post_id, due, zone, lang=ctx.lang)
