@@ -20,9 +20,14 @@
   result; none left, the question is refused.
 * A question whose telling terms no post holds (``how to serve mistral``) is refused: its posts
   share only its loose words.
+* A question that is only names no post says but some post's authors name (``mistral``: the
+  Realtime API post is co-written by Mistral AI) gets those posts as closest, not a refusal; a
+  question asking more of it (``how to serve mistral``) is still refused.
 * A question asking for an everyday attribute (``what is the price of an H100``: a form of the
   ``everyday`` glossary term ``cost``) of a chip or platform only, that the best post says in no
-  form, asks for what the catalog does not hold: refused.
+  form, asks for what the catalog does not hold: refused. A price form anywhere beside a chip only
+  (``price of a B200``, ``h100 rental cost per hour``) is refused unless the best post says a price
+  near the chip's name (not ``prefill cost``).
 """
 
 from __future__ import annotations
@@ -34,9 +39,9 @@ from bot.domain.search.analysis import english_words, normalize, stem
 from bot.domain.search.fit import FitIndex
 from bot.domain.search.phrase_typos import fix_pair_typos
 from bot.domain.search.reorder import Ranked
-from bot.domain.search.results import Confidence
-from bot.domain.search.topic import GENERIC_SHARE, Topicality
-from bot.domain.search.versions import Version, compatible, versions_in
+from bot.domain.search.results import Confidence, TrackMatch
+from bot.domain.search.topic import GENERIC_SHARE, Term, Topicality
+from bot.domain.search.versions import Version, compatible, read_versions, versions_in
 
 WEAK_SCORE = 60.0
 """For a pasted error (:data:`_ERROR_RE`), a best post scoring under this (0..100) is at most
@@ -60,6 +65,25 @@ ACTION_MARGIN = 10.0
 """Score points behind the best within which a post whose title says the action asked leads
 (:meth:`EvidenceIndex._action_first`)."""
 
+_FAILURE_RE = re.compile(
+    r"(?<![a-z])(?:errors?|fail(?:s|ed|ing|ure)?|crash(?:es|ed|ing)?|hangs?|timeout|timed out)(?![a-z])|报错|错误"
+)
+"""A question about something failing (normalized): ``NCCL error``, ``nccl hangs``, ``报错``."""
+
+_AVOIDED_RE = re.compile(r"(?:\bno|\bwithout|\binstead of|\bnot|\bavoid\w*|\bskip\w*|\breplac\w*)\W+(?:\w+\W+)?$")
+"""The end of a text saying a post does without what follows (``no NCCL``, ``instead of NCCL``)."""
+
+AUTHORED_SCORE = 40.0
+"""The score (0..100, above :data:`~bot.domain.search.results.MIN_SCORE`) of a post found only by
+its authors' names (:meth:`EvidenceIndex._fit`): shown as closest, never as a match."""
+
+PRICE_TERM = "cost"
+"""The ``everyday`` glossary term whose forms (``price``, ``rental``) ask what a thing costs: beside
+a chip only, anywhere in the question (:meth:`EvidenceIndex._asks_unheld_attribute`)."""
+
+PRICE_REACH = 4
+"""Words between a chip's name and a price form within which a post says the chip's price."""
+
 _NUMBER_BEFORE_RE = re.compile(r"\d(?:[\d.,]*\d)?\s*[-‑]?\s*$")
 """The end of a text that is a number (``3.5 ``, ``10-``): what precedes a unit."""
 
@@ -76,6 +100,63 @@ class EvidenceIndex(FitIndex):
             return word in self._ignorable or word in self._forms or self._df_of.get(stem(word), 0) > 0
 
         return super()._rewrite(fix_pair_typos(norm, self._speller.near, stem, self._pair_forms, keep))
+
+    def _fit(self, ranked: list[Ranked], topicality: Topicality, track: TrackMatch | None = None) -> list[Ranked]:
+        """:meth:`FitIndex._fit`; when nothing is found for a question whose telling terms no post
+        says but some post's authors name (``mistral``: the Realtime API post is co-written by
+        Mistral AI), those posts at :data:`AUTHORED_SCORE` (field ``authors``): the nearest the
+        catalog has, shown as closest (:meth:`_vet`)."""
+        ranked = super()._fit(ranked, topicality, track)
+        if ranked or not self._names_only_unheld(topicality):
+            return ranked
+        return [(AUTHORED_SCORE, doc, "authors", 0.0) for doc in self._authored(topicality)]
+
+    def _authored(self, topicality: Topicality) -> list[int]:
+        """The posts whose authors name every telling term of the question (a word of an author's
+        name, stemmed, for each term's forms: ``mistral`` of ``Mistral AI``), the question being
+        those terms alone (``mistral``, ``mistral ai``); none for a question asking more of them
+        (``how to serve mistral``: no post teaches it, refused)."""
+        told = self._telling_terms(topicality)
+        if len(told) < len(topicality.terms):  # how to serve mistral: a how-to no post gives (QA 16)
+            return []
+        forms = [{" ".join(a) for a in t.alternatives if a} for t in told]
+        return [
+            doc
+            for doc, names in enumerate(self._author_words)
+            if told and all(any(f" {f} " in names for f in alts) for alts in forms)
+        ]
+
+    @cached_property
+    def _author_words(self) -> tuple[str, ...]:
+        """Per post, its authors' names as stemmed words, space-padded (`` mistral ai ``)."""
+        return tuple(
+            " " + " ".join(stem(w) for a in p.authors for w in normalize(a).split()) + " " for p in self._catalog.posts
+        )
+
+    def _read_versions(self, text: str) -> str:
+        """``text`` with its release numbers typed loosely written as the posts write them
+        (:func:`~bot.domain.search.versions.read_versions`: ``vllm 0.6`` as ``vllm v0.6``, ``qwen2.5``
+        as ``qwen 2.5``, ``0.6.0`` alone as ``v0.6.0``)."""
+
+        def known(word: str) -> bool:
+            return word in self._forms or self._df_of.get(stem(word), 0) > 0
+
+        return read_versions(text, self._family_letters, self._said_versions, known)
+
+    @cached_property
+    def _said_versions(self) -> tuple[Version, ...]:
+        """Every versioned name the posts say (:attr:`_post_versions`), each once."""
+        return tuple(dict.fromkeys(v for vs in self._post_versions for v in vs))
+
+    @cached_property
+    def _family_letters(self) -> dict[str, str]:
+        """The families whose versions in posts' titles all have one letter, and it (``vllm`` ->
+        ``v``, ``kimi`` -> ``k``, ``deepseek`` -> ``v``)."""
+        seen: dict[str, set[str]] = {}
+        for p in self._catalog.posts:
+            for v in versions_in(p.title, self._ignorable):
+                seen.setdefault(v.family, set()).add(v.letter)
+        return {f: next(iter(ls)) for f, ls in seen.items() if len(ls) == 1 and "" not in ls}
 
     @cached_property
     def _pair_forms(self) -> frozenset[tuple[str, ...]]:
@@ -110,17 +191,27 @@ class EvidenceIndex(FitIndex):
         """The good matches ``good`` (best first) and the ``confidence`` of the best after the
         module docstring's checks, for the query ``text`` as typed; no matches: refuse."""
         norm = normalize(text)
-        if good[0][2] == "answers":
+        if good[0][2] == "answers" and good[0][3] > 0:
             return good, confidence
+        if good[0][2] in ("answers", "authors"):  # an answer's words, none of its concepts (mistral ai)
+            confidence = "closest" if confidence == "confident" else confidence
+        if good[0][2] == "authors":  # only an author names it (_fit): the nearest, never the answer
+            return good, confidence
+        if self._names_only_unheld(topicality) and (authored := self._authored(topicality)):
+            return [(AUTHORED_SCORE, doc, "authors", 0.0) for doc in authored], "closest"
         if self._asks_unheld_attribute(norm, good[0][1], topicality) or self._names_only_unheld(topicality):
             return [], "none"
         good = [r for r in good if not self._unit_ties_only(r[1], norm)]
         if not good:
             return [], "none"
         good = self._action_first(good, norm, topicality)
-        asked = [v for v in versions_in(text, self._ignorable) if v.family in self._titled_families]
+        asked = [
+            v for v in versions_in(self._read_versions(text), self._ignorable) if v.family in self._titled_families
+        ]
         if asked and self._version_is_subject(asked, topicality):
             good, confidence = self._versioned(good, confidence, asked)
+        if _ERROR_RE.search(text) or _FAILURE_RE.search(norm):
+            good, confidence = self._users_first(good, confidence, topicality)
         if confidence == "confident" and good[0][0] < WEAK_SCORE and _ERROR_RE.search(text):
             confidence = "closest"
         return good, confidence
@@ -152,6 +243,34 @@ class EvidenceIndex(FitIndex):
         if any(v.family in said for v in asked):  # the best names another version: the right one leads
             return lead + [r for r in good if not names(r[1])], confidence
         return good, confidence
+
+    def _users_first(
+        self, good: list[Ranked], confidence: Confidence, topicality: Topicality
+    ) -> tuple[list[Ranked], Confidence]:
+        """``good`` and its ``confidence`` for a question about something failing (``RuntimeError:
+        NCCL error``): a post saying only that it does without a telling term of the question
+        (:meth:`_avoids`: ``a proxy, and no NCCL``) answers no failure in it. When the best is one,
+        such posts go after the others and the search is at most ``closest``: the posts left
+        scored below one that was no answer."""
+        told = self._telling_terms(topicality)
+        if not told or not self._avoids(good[0][1], told):
+            return good, confidence
+        rest = [r for r in good if not self._avoids(r[1], told)]
+        if not rest:
+            return good, "closest" if confidence == "confident" else confidence
+        moved = rest + [r for r in good if self._avoids(r[1], told)]
+        return moved, "closest" if confidence == "confident" else confidence  # the best read was no answer
+
+    def _avoids(self, doc: int, told: list[Term]) -> bool:
+        """Whether the post ``doc`` says some term of ``told`` only after a word doing without it
+        (:data:`_AVOIDED_RE`: ``no NCCL``, ``without NCCL``, ``instead of NCCL``), in its English."""
+        body = self._post_texts[doc]
+        for term in told:
+            forms = "|".join(re.escape(" ".join(a)) for a in term.alternatives if a)
+            spots = [m.start() for m in re.finditer(rf"(?<![a-z0-9])(?:{forms})", body)] if forms else []
+            if spots and all(_AVOIDED_RE.search(body[max(0, s - 30) : s]) for s in spots):
+                return True
+        return False
 
     def _names_only_unheld(self, topicality: Topicality) -> bool:
         """Whether every telling term of the question (:meth:`TopicIndex._telling_terms`) is one no
@@ -227,11 +346,36 @@ class EvidenceIndex(FitIndex):
         sell it. The cost of a technique (``prefix caching``) is a trade-off its posts weigh."""
         match = _ATTRIBUTE_RE.match(norm)
         stems = self._everyday_forms.get(match.group(1)) if match is not None else None
+        priced = next((w for w in norm.split() if w in self._everyday_forms and w in self._price_forms), None)
         told = self._telling_terms(topicality)
-        if not stems or not told or any(t.track not in self._vocab.platform_tracks for t in told):
+        if not (stems or priced) or not told or any(t.track not in self._vocab.platform_tracks for t in told):
             return False
         body = self._post_texts[doc]
-        return not any(re.search(rf"(?<![a-z]){re.escape(s)}", body) for s in stems)
+        if stems and not any(re.search(rf"(?<![a-z]){re.escape(s)}", body) for s in stems):
+            return True
+        chip_words = {w for t in told for a in t.alternatives for w in a}
+        if priced is None or len(told) > 1 or self._other_field_words(norm, chip_words):
+            return False  # two chips: a comparison; cost per token on b200: serving's economics
+        # a chip's price anywhere in the question (price of a b200, h100 rental cost per hour): the
+        # post must say a price of the chip, near its name, not of something else (prefill cost)
+        chips = "|".join(re.escape(" ".join(a)) for t in told for a in t.alternatives if a)
+        near = rf"(?:{chips})\W(?:\W*\w+){{0,{PRICE_REACH}}}?\W*(?:{'|'.join(self._everyday_forms[priced])})"
+        back = rf"(?:{'|'.join(self._everyday_forms[priced])})\w*\W(?:\W*\w+){{0,{PRICE_REACH}}}?\W*(?:{chips})"
+        return not (re.search(near, body) or re.search(back, body))
+
+    def _other_field_words(self, norm: str, chip_words: set[str]) -> bool:
+        """Whether ``norm`` holds a glossary form that is neither a price form nor a word (stemmed)
+        of ``chip_words`` (``token`` of ``cost per token on b200``, ``vllm``)."""
+        return any(
+            w in self._forms and w not in self._price_forms and stem(w) not in chip_words and w not in self._ignorable
+            for w in norm.split()
+        )
+
+    @cached_property
+    def _price_forms(self) -> frozenset[str]:
+        """The Latin forms of the glossary's :data:`PRICE_TERM` (``cost``, ``price``, ``rental``)."""
+        term = next((t for t in self._vocab.glossary if t.forms[0] == PRICE_TERM), None)
+        return frozenset(f for f in term.forms if f.isascii()) if term is not None else frozenset()
 
 
 __all__ = ["WEAK_SCORE", "EvidenceIndex"]

@@ -325,9 +325,15 @@ class Index:
     def _rewrite(self, norm: str) -> str:
         """Normalized text with each vocabulary ``problems`` phrase replaced by its topic
         (``make decoding faster`` → ``make speculative decoding``), then read in its context
-        (:func:`~bot.domain.search.paraphrase.read_in_context`)."""
-        if self._problem_re is not None:
-            norm = self._problem_re.sub(lambda m: self._problems[m.group(0)], norm)
+        (:func:`~bot.domain.search.paraphrase.read_in_context`). A query already naming the topic's
+        term keeps its words (``does speculative decoding speed things up``: ``decoding speed`` is
+        then how much it helps, and rewriting it broke the term apart)."""
+        if self._problem_re is not None and (found := list(self._problem_re.finditer(norm))):
+            named = {u.group for u in self._units(norm, phrases=True) if u.group is not None}
+            for m in reversed(found):
+                topic = self._problems[m.group(0)]
+                if not named & {u.group for u in self._units(topic) if u.group is not None}:
+                    norm = norm[: m.start()] + topic + norm[m.end() :]
         return read_in_context(norm)  # paraphrase.py: thruput, `on device` beside a GPU, prefill and decode apart
 
     def _han_fixed(self, norm: str) -> str:

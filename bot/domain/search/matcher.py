@@ -229,7 +229,7 @@ class Matcher(EvidenceIndex):
         has_link = "://" in text or "<" in text
         if has_link:  # a link inside a sentence: the words of its site and path (links.py)
             text = _URL_RE.sub(link_words, clean(text))
-        norm = normalize(text)[:MAX_QUERY_CHARS]
+        norm = normalize(self._read_versions(text))[:MAX_QUERY_CHARS]  # vllm 0.6 as v0.6 (evidence.py)
         if not norm:
             return SearchResult(query, None, (), HINT_EMPTY)
         # match_track reads the query as typed, which is `text` unless a link was dropped.
