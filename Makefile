@@ -60,7 +60,7 @@ fmt: $(STAMP_TEST)
 # number of tests, left the slowest few-test files to start last). PYTEST_WORKERS=0 runs serially.
 # ruff first (seconds; a finding stops it); mypy (about 15 s of CPU with no cache, most of a minute
 # on a busy machine) beside pytest, its output shown after the tests': either failing fails the target.
-PYTEST_WORKERS ?= 6
+PYTEST_WORKERS ?= 4
 test: $(STAMP_TEST) $(NPM_STAMP)
 	$(VENV)/bin/ruff check bot tests benchmarks
 	$(VENV)/bin/ruff format --check bot tests benchmarks

@@ -53,7 +53,7 @@ def allowed(module_runtime) -> set[str]:
     return allowed_urls_of(module_runtime.holder.catalog)
 
 
-@fuzz_settings(ci=250, fuzz=10_000)
+@fuzz_settings(ci=100, fuzz=10_000)
 @given(caller=callers, text=command_text(), info=user_infos)
 def test_any_command_text_gets_a_safe_reply(module_runtime, allowed, caller, text, info):
     count("slash command text -> Handlers.command")
@@ -85,7 +85,7 @@ def _button_data(catalog) -> st.SearchStrategy:
     return st.one_of(wellformed, st.dictionaries(st.text(max_size=6), json_value(), max_size=5))
 
 
-@fuzz_settings(ci=250, fuzz=10_000)
+@fuzz_settings(ci=100, fuzz=10_000)
 @given(data=st.data(), caller=callers, info=user_infos, kind=st.one_of(st.sampled_from(KINDS), st.text(max_size=12)))
 def test_any_button_value_gets_a_safe_reply(module_runtime, allowed, data, caller, info, kind):
     count("button value -> Handlers.action")
@@ -98,7 +98,7 @@ def test_any_button_value_gets_a_safe_reply(module_runtime, allowed, data, calle
     check_reply(reply, allowed)
 
 
-@fuzz_settings(ci=60, fuzz=2_000)
+@fuzz_settings(ci=30, fuzz=2_000)
 @given(
     caller=callers,
     texts=st.lists(command_text(), min_size=1, max_size=4),
@@ -192,7 +192,7 @@ def _dispatch(app, body: bytes, content_type: str = "application/x-www-form-urle
 _bolt_lock = threading.Lock()
 
 
-@fuzz_settings(ci=40, fuzz=1_000)
+@fuzz_settings(ci=20, fuzz=1_000)
 @given(text=command_text(), team=st.sampled_from(TEAMS), user=st.sampled_from(USERS))
 def test_any_command_through_bolt_acks_and_replies_safely(bolt, allowed, text, team, user):
     from tests.standin import slash_command_body
@@ -210,7 +210,7 @@ def test_any_command_through_bolt_acks_and_replies_safely(bolt, allowed, text, t
     check_message(reply, allowed)
 
 
-@fuzz_settings(ci=40, fuzz=1_000)
+@fuzz_settings(ci=20, fuzz=1_000)
 @given(data=st.data(), kind=st.sampled_from(KINDS), team=st.sampled_from(TEAMS))
 def test_any_button_through_bolt_acks_and_replies_safely(bolt, module_runtime, allowed, data, kind, team):
     from tests.standin import block_actions_body
