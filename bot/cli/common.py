@@ -77,7 +77,7 @@ def track_or_exit(catalog: Catalog, text: str) -> str:
     :class:`click.BadParameter` (click's usage error: exit 2, ``Error: Invalid value for 'TRACK': no
     track matches 'x'; tracks: …`` on stderr) for the parameter of the running command that holds
     ``text``, when no track matches. The search index is built only when ``text`` is not a track's
-    exact id, name or alias (``digest preview --track spec`` 0.94 -> 0.45 s)."""
+    exact id, name or alias (``digest preview --track spec`` 0.94 -> 0.50 s)."""
     from bot.domain.search import track_named
 
     built: list[Matcher] = []
