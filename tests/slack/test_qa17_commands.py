@@ -6,7 +6,9 @@ a reminder. Each through the real handlers, with the ordinary searches that look
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +16,16 @@ from bot.domain import paths
 from bot.domain.reminder_day import local_today, this_week_gone
 from bot.slack.grammar import parse
 from bot.slack.handlers import Caller, Handlers, UserInfo
+from tests.dbutil import migrated_database_url
+
+
+@pytest.fixture
+def any_migrated_db_url(tmp_path: Path) -> Iterator[str]:
+    """SQLite only: these tests read the grammar and the replies; the store's SQL they reach runs on
+    both databases in the store's and the handlers' own tests (the suite's time: issue 43)."""
+    with migrated_database_url("sqlite", tmp_path) as url:
+        yield url
+
 
 ALICE = Caller("T1", "U1", "C1")
 OFF_TOPIC = ("none of it is on that", "没有一篇讲这个")
