@@ -10,19 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.domain.search import Matcher
 from bot.domain.search.phrase_typos import fix_pair_typos
 from bot.domain.search.versions import Version, compatible, versions_in
-
-
-def _ids(matcher: Matcher, query: str, n: int = 5) -> list[str]:
-    return [r.post_id for r in matcher.search(query, limit=n).results]
-
-
-def _refused(matcher: Matcher, query: str) -> bool:
-    result = matcher.search(query)
-    return result.results == () and result.confidence == "none"
-
+from tests.domain.search_asks import ids as _ids
+from tests.domain.search_asks import refused as _refused
 
 # --- 1. a version no post has ------------------------------------------------------------------
 

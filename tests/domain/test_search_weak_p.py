@@ -15,31 +15,14 @@ from __future__ import annotations
 
 import pytest
 
-from bot.domain.search import Matcher
 from bot.domain.search.analysis import stem
+from tests.domain.search_asks import ids as _ids
+from tests.domain.search_asks import refused as _refused
+from tests.domain.search_asks import topic as _topic
+from tests.domain.search_asks import track as _track
 
 CPU_OVERHEAD_POSTS = {"v0-6-0-perf-update", "model-runner-v2", "gpt-oss-optimizations", "vllm-v1"}
 """The posts on the host's (CPU's) overhead leaving the GPU idle."""
-
-
-def _ids(matcher: Matcher, query: str, n: int = 5) -> list[str]:
-    return [r.post_id for r in matcher.search(query, limit=n).results]
-
-
-def _refused(matcher: Matcher, query: str) -> bool:
-    result = matcher.search(query)
-    return result.results == () and result.confidence == "none"
-
-
-def _topic(matcher: Matcher, query: str) -> str | None:
-    """The track the query asks to learn as a whole, or None."""
-    result = matcher.search(query)
-    return result.track.track_id if result.topic and result.track else None
-
-
-def _track(matcher: Matcher, query: str) -> str | None:
-    track = matcher.search(query).track
-    return track.track_id if track else None
 
 
 @pytest.mark.parametrize(

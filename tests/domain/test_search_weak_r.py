@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import pytest
 
-from bot.domain.search import MAX_QUERY_CHARS, Matcher
+from bot.domain.search import MAX_QUERY_CHARS
 from bot.domain.search.analysis import normalize
 from bot.domain.search.pasted import words_first
+from tests.domain.search_asks import ids as _ids
+from tests.domain.search_asks import refused as _refused
+from tests.domain.search_asks import topic as _topic
 
 BIDIRECTIONAL = "bidirectional-kv-transfer"
 """The post on KV sent back from decode to prefill (multi-turn agent sessions)."""
@@ -25,21 +28,6 @@ _LOG = (
     "/v1/chat/completions, Methods: POST; INFO: Started server process [5123] ```"
 )
 """A pasted startup log (a fenced block) of more words than search reads."""
-
-
-def _ids(matcher: Matcher, query: str, n: int = 5) -> list[str]:
-    return [r.post_id for r in matcher.search(query, limit=n).results]
-
-
-def _refused(matcher: Matcher, query: str) -> bool:
-    result = matcher.search(query)
-    return result.results == () and result.confidence == "none"
-
-
-def _topic(matcher: Matcher, query: str) -> str | None:
-    """The track the query asks to learn as a whole, or None."""
-    result = matcher.search(query)
-    return result.track.track_id if result.topic and result.track else None
 
 
 def test_the_log_paste_is_longer_than_search_reads():
