@@ -30,9 +30,11 @@ specific term (a glossary term, or a word of the posts' names that is no everyda
 two shared ones, the catalog's own name for something (a tag, a run of a title's words), a track's
 name or a phrase of ``answers.yaml``; words no post holds, everyday words and particles never count
 against it. Another tool's name (``sglang``, ``centos``, ``驱动``) or a question asking to train a
-model (:mod:`~bot.domain.search.scope`) weighs its terms down. Otherwise no posts:
-``SearchResult.known`` names the field words it saw. A topic question (``where do I begin with X``,
-``X 入门看什么``) names its track (``SearchResult.topic``).
+model (:mod:`~bot.domain.search.scope`) weighs its terms down. Otherwise no posts, unless a
+post's curated question shares enough of its words (a question in plain words, no term of the
+field: :mod:`~bot.domain.search.plain`, shown as closest; an API path ``/v1/...`` is read there as
+the OpenAI-compatible API): ``SearchResult.known`` names the field words it saw. A topic
+question (``where do I begin with X``, ``X 入门看什么``) names its track (``SearchResult.topic``).
 
 **Ranking**: an inverted index maps each term to its posts and the weight of its best field
 (:data:`FIELD_WEIGHTS`; the posts' own ``questions`` are a field). A query is a list of concepts

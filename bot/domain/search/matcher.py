@@ -1,4 +1,4 @@
-"""Post search (:class:`Matcher`, over :class:`~bot.domain.search.evidence.EvidenceIndex`): concepts,
+"""Post search (:class:`Matcher`, over :class:`~bot.domain.search.plain.PlainIndex`): concepts,
 coverage, BM25 fusion, the on-topic decision, confidence; design in :mod:`bot.domain.search`."""
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from bot.domain.search.analysis import (
     normalize,
     stem,
 )
-from bot.domain.search.evidence import EvidenceIndex
 from bot.domain.search.fields import field_of
 from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR
 from bot.domain.search.links import link_words
 from bot.domain.search.pasted import words_first
+from bot.domain.search.plain import PlainIndex
 from bot.domain.search.reorder import (
     NEWEST_LEAD,
     Ranked,
@@ -70,7 +70,7 @@ _Alt = tuple[tuple[str, ...], float]
 """An alternative of a concept: the terms a post must all hold, and their similarity (0..1)."""
 
 
-class Matcher(EvidenceIndex):
+class Matcher(PlainIndex):
     """Track matching and post search over one catalog version, with the shipped vocabulary or
     another (:func:`bot.domain.search.load_vocabulary`). Building takes tens of milliseconds for a
     hundred posts, about a second for ten thousand; the matcher is then read-only and thread-safe."""
@@ -245,7 +245,7 @@ class Matcher(EvidenceIndex):
         if not (on_topic or self._holds_track_name(contained) or self._names_a_post(units)):
             if (fixed := self._han_fixed(norm)) != norm:  # 量话: 量化 typed one character off
                 return dataclasses.replace(self.search(fixed, limit, offset), query=query)
-            return SearchResult(query, None, (), None, known=topicality.words or None)
+            return self._plain_result(query, norm, units, topicality, limit, offset)  # plain.py: curated questions
         track = named or topic or contained or self._name_word_track(units)
         ranked, extra, _ = self._rank(norm, offset + limit + 1, units)
         if contained is not None and track is contained:

@@ -1,0 +1,177 @@
+"""Questions in plain words: :class:`PlainIndex`, between
+:class:`~bot.domain.search.evidence.EvidenceIndex` and :class:`bot.domain.search.Matcher` (holdout
+round s).
+
+The on-topic decision (:mod:`bot.domain.search.topic`) reads field terms. A reader who does not
+know the field's word asks in plain words (``same big picture is sent to every worker on each
+turn, slow first word``) and holds none, although the catalog's curated questions
+(``Post.questions``, the problems a post answers in readers' words) say the same thing. Before such
+a question is refused it is scored against every curated question alone (BM25 over each question's
+words: Latin stems, Chinese character pairs; stop, question and symptom words left out). It is
+answered when one question shares :data:`PLAIN_SHARED` of its distinct words (Chinese: pairs) and
+scores :data:`PLAIN_SCORE` or more: the posts of the best questions are shown as ``closest`` (the
+evidence is words in common, not a term of the field). Never beside another tool's name, nor for a
+question about training a model (:mod:`bot.domain.search.scope`): those keep their refusal. The
+index is built on the first such question (a few milliseconds), never at import.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+
+from bot.domain.search.analysis import _bigrams, _parts, _Unit, stem
+from bot.domain.search.evidence import EvidenceIndex
+from bot.domain.search.ranking import _cjk_cutter
+from bot.domain.search.results import PostMatch, SearchResult
+from bot.domain.search.topic import Topicality
+
+PLAIN_SCORE = 15.0
+"""The BM25 score (k1 1.2, b 0.75, over the curated questions) one curated question must reach for
+a plain-words question to be answered; calibrated on every off-topic set (none above it is shown)."""
+
+PLAIN_SHARED = 3
+"""Distinct words (Latin stems; Chinese character pairs count half) a plain-words question must
+share with that curated question."""
+
+PLAIN_FLOOR = 0.8
+"""Posts shown: those whose best question scores at least this share of the best post's."""
+
+_K1, _B = 1.2, 0.75
+
+_API_PATH_RE = re.compile(r"(?<![\w/.])/v1(?:/[a-z_]+)*(?![\w.])", re.IGNORECASE)
+"""An OpenAI-compatible API path (``/v1``, ``/v1/chat/completions``, ``/v1/embeddings``): the API,
+never the V1 engine whose name ``v1`` it would otherwise read as (holdout round r)."""
+
+API_WORDS = "openai compatible api"
+"""What an API path (:data:`_API_PATH_RE`) is read as: the glossary's form of the API."""
+
+
+class _Questions(NamedTuple):
+    """The curated questions as a BM25 corpus: ``owner`` the post (document) of each question
+    (int32), ``norm`` each question's length factor ``k1 * (1 - b + b * len / avg)`` (float64),
+    ``postings`` per token its questions (int32) and ``idf`` per token (BM25's, ``log(1 + (N - df
+    + 0.5) / (df + 0.5))``)."""
+
+    owner: np.ndarray
+    norm: np.ndarray
+    postings: dict[str, np.ndarray]
+    idf: dict[str, float]
+
+
+class PlainIndex(EvidenceIndex):
+    """Plain-words questions answered through the catalog's curated questions (module docstring);
+    read-only."""
+
+    def _read_versions(self, text: str) -> str:
+        """:meth:`EvidenceIndex._read_versions` of ``text`` with each OpenAI-compatible API path
+        read as :data:`API_WORDS` (``POST /v1/chat/completions`` is the API, not the V1 engine)."""
+        return super()._read_versions(_API_PATH_RE.sub(f" {API_WORDS} ", text) if "/v1" in text.lower() else text)
+
+    def _plain_tokens(self, text: str) -> list[str]:
+        """The distinct tokens of ``text``: stems of Latin words of 2+ letters, Chinese character
+        pairs (stop and question words cut out); stop, question and symptom words left out."""
+        skip = self._ignorable | self._vocab.symptom_words
+        out: dict[str, None] = {}
+        for cjk, latin in _parts(text):
+            if cjk:
+                pieces = self._plain_cutter.split(cjk) if self._plain_cutter is not None else [cjk]
+                out.update(dict.fromkeys(b for piece in pieces if len(piece) >= 2 for b in _bigrams(piece)))
+            elif len(latin) >= 2 and latin not in skip:
+                out[stem(latin)] = None
+        return list(out)
+
+    @cached_property
+    def _plain_cutter(self) -> re.Pattern[str] | None:
+        """A pattern of the Chinese stop and question words, cut out of Chinese runs."""
+        return _cjk_cutter(self._ignorable)
+
+    @cached_property
+    def _questions(self) -> _Questions:
+        """The curated questions' BM25 corpus (:class:`_Questions`), built on first use."""
+        owner: list[int] = []
+        lists: dict[str, list[int]] = {}
+        lengths: list[int] = []
+        for doc, post in enumerate(self._catalog.posts):
+            for question in (*post.questions.en, *post.questions.zh):
+                tokens = self._plain_tokens(question)
+                for token in tokens:
+                    lists.setdefault(token, []).append(len(owner))
+                owner.append(doc)
+                lengths.append(len(tokens))
+        n = len(owner)
+        sizes = np.array(lengths, dtype=np.float64)
+        avg = float(sizes.mean()) if n else 1.0
+        return _Questions(
+            np.array(owner, dtype=np.int32),
+            _K1 * (1 - _B + _B * sizes / max(avg, 1.0)),
+            {t: np.array(ids, dtype=np.int32) for t, ids in lists.items()},
+            {t: math.log(1 + (n - len(ids) + 0.5) / (len(ids) + 0.5)) for t, ids in lists.items()},
+        )
+
+    def _plain_scores(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per curated question: its BM25 score for ``text`` and the words they share (a Chinese
+        pair counts half), both float64."""
+        corpus = self._questions
+        scores = np.zeros(len(corpus.owner), dtype=np.float64)
+        shared = np.zeros(len(corpus.owner), dtype=np.float64)
+        for token in self._plain_tokens(text):
+            ids = corpus.postings.get(token)
+            if ids is None:
+                continue
+            scores[ids] += corpus.idf[token] * (_K1 + 1) / (1 + corpus.norm[ids])
+            shared[ids] += 1.0 if token.isascii() else 0.5
+        return scores, shared
+
+    def _plain_answer(self, text: str, units: list[_Unit], topicality: Topicality) -> list[tuple[int, float]]:
+        """The posts whose curated questions answer the plain-words question ``text`` (normalized;
+        ``units`` and ``topicality`` its reading), best first, as ``(doc, score)``: empty unless one
+        question shares :data:`PLAIN_SHARED` words and scores :data:`PLAIN_SCORE`, and never beside
+        another tool's name nor for a question about training (module docstring)."""
+        if topicality.beside_tool or topicality.tools or self._about_training(units, topicality):
+            return []
+        if any(self._other_tool(units, i) for i in range(len(units))):
+            return []
+        scores, shared = self._plain_scores(text)
+        if not len(scores):
+            return []
+        passing = (scores >= PLAIN_SCORE) & (shared >= PLAIN_SHARED)
+        if not passing.any():
+            return []
+        best: dict[int, float] = {}
+        for q in np.argsort(-scores)[:50].tolist():
+            doc = int(self._questions.owner[q])
+            best.setdefault(doc, float(scores[q]))
+        top = max(best.values())
+        return [(doc, score) for doc, score in best.items() if score >= PLAIN_FLOOR * top]
+
+    def _plain_result(
+        self, query: str, text: str, units: list[_Unit], topicality: Topicality, limit: int, offset: int
+    ) -> SearchResult:
+        """The reply to a question the on-topic decision refuses: the posts of
+        :meth:`_plain_answer` as ``closest`` matches (score: the share of the best, 0..100), or the
+        refusal (no posts, the field words it holds as ``known``)."""
+        found = self._plain_answer(text, units, topicality)
+        if not found:
+            return SearchResult(query, None, (), None, known=topicality.words or None)
+        top = found[0][1]
+        page = found[offset : offset + limit]
+        matches = tuple(
+            PostMatch(
+                self._post_ids[doc],
+                round(100.0 * score / top, 1),
+                "questions",
+                self._catalog.tracks_of(self._post_ids[doc]),
+                0.0,
+                bool(self._linked[doc]),
+            )
+            for doc, score in page
+        )
+        return SearchResult(query, None, matches, None, len(found), offset, None, "closest")
+
+
+__all__ = ["API_WORDS", "PLAIN_FLOOR", "PLAIN_SCORE", "PLAIN_SHARED", "PlainIndex"]
