@@ -46,10 +46,24 @@ def dump_json(data: object) -> None:
 
 
 def load_catalog_or_exit(catalog_dir: str | None) -> Catalog:
-    """Load the catalog or exit 1 with every error listed."""
+    """Load the catalog or exit 1 with every error listed. A folder with its own search vocabulary
+    is read as every runtime reads it (:func:`bot.domain.search.cache.kept_catalog`: no YAML read
+    when the files and code are those it was kept from; ``digest preview`` read all the YAML and
+    ran the catalog's checks on every call); a vocabulary it cannot read is no reason to refuse the
+    catalog here (the catalog alone is loaded then). ``catalog check`` runs the checks itself."""
     from bot.domain.catalog.loader import load_catalog  # deferred: YAML and the checks
 
-    return catalog_or_exit(catalog_dir, load_catalog)
+    def load(path: Path) -> Catalog:
+        from bot.domain.search.vocabulary import VOCABULARY_FILE, VocabularyError
+
+        if (path / VOCABULARY_FILE).is_file():
+            from bot.domain.search.cache import kept_catalog
+
+            with suppress(VocabularyError):
+                return kept_catalog(path).catalog
+        return load_catalog(path)
+
+    return catalog_or_exit(catalog_dir, load)
 
 
 def catalog_or_exit(catalog_dir: str | None, load: Callable[[Path], T]) -> T:
