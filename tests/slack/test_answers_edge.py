@@ -345,6 +345,7 @@ def assert_readable(cat: Catalog, post_id: str, blob: str, lang: str) -> None:
             assert ("summary of the " if lang == "en" else "原文的摘要") in blob
 
 
+@pytest.mark.parametrize("any_migrated_db_url", ["sqlite"], indirect=True)  # the walk reads replies; SQL: its own tests
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_track_walked_to_its_end_recommends_only_readable_posts(runtime, lang):
     cat = runtime.holder.catalog
