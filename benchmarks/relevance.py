@@ -136,6 +136,8 @@ DEFAULT_SETS = (
     "offtopic-r.tsv",
     "topics-s.tsv",
     "offtopic-s.tsv",
+    "topics-t.tsv",
+    "offtopic-t.tsv",
     "definitions-dev.tsv",
 )
 """Every set, ``tests/data`` (or ``../shared/eval`` for the shared ones). The ``*-dev`` sets of issue
@@ -204,7 +206,20 @@ curated questions (``bot.domain.search.plain``) and plain descriptions of field 
 glossary forms: English 0.760/0.840/0.811 (2 refused), Chinese 0.650/0.950/0.775 (1 refused), topics
 1.000, off-topic 1 of 12. ``topics-s`` and ``offtopic-s`` pass ``--check`` and are default sets;
 ``problems-en-s`` and ``problems-zh-s`` do not (hit@3 under :data:`MIN_HIT3`, rows refused) and are
-run by hand with ``--queries``."""
+run by hand with ``--queries``. The ``-t`` sets were written 2026-12-07 in the style of ``-s``
+(symptoms and goals in plain words) as a blind check that round s generalises; first run:
+hit@1/hit@3/MRR 0.280/0.440/0.369 English with 11 of 25 refused (bm25s 0.280/0.280/0.307, bm25+q
+0.400/0.680/0.537), 0.300/0.400/0.362 Chinese with 7 of 20 refused (bm25s 0.250/0.450/0.340, bm25+q
+0.550/0.550/0.557), topics 0.750 with 3 of 12 refused, off-topic 0 of 20 shown. After a plain-words
+question was also answered from the best post's whole text (the ``bm25+q`` documents: a score and a
+number of shared words calibrated on every off-topic row, ``bot.domain.search.plain.POST_SCORE``)
+and plain forms of field concepts became glossary forms (A卡, 8位整数, 8位浮点, park in ram, saved
+prompt work, a model writing ahead, start answering, assistant sessions, send my first change,
+打分奖励): English 0.520/0.800/0.670 (2 refused), Chinese 0.500/0.650/0.575 (5 refused), topics
+1.000, off-topic 0 of 20; ``-s`` unchanged (English 0.760/0.840/0.811, Chinese 0.650/0.950/0.775,
+topics 1.000, off-topic 1 of 12). ``topics-t`` and ``offtopic-t`` pass ``--check`` and are default
+sets; ``problems-en-t`` and ``problems-zh-t`` (like the ``problems-*-s`` sets) do not and are run by
+hand with ``--queries``."""
 
 MAX_FALSE_MATCH = 0.10
 """``--check``: at most this share of an off-topic set's rows may show posts (any confidence but ``none``)."""
