@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.domain.budget import OFF_WORDS, parse_minutes, take_after, take_budget
+from bot.domain.budget import take_after, take_budget
 from bot.domain.schedule import ScheduleParts
 from bot.domain.text import clean
 from bot.domain.words import closest
@@ -37,6 +37,7 @@ from bot.slack.grammar_phrases import (
     END_MARKS,
     GREETING_LEAD,
     HELP_TOPICS,
+    HOME_ASKED,
     LATEST,
     LATEST_IN,
     MY_DATA,
@@ -53,6 +54,7 @@ from bot.slack.grammar_phrases import (
     how_to_topic,
     post_arg,
 )
+from bot.slack.grammar_plan import plan_fields
 from bot.slack.grammar_refs import Elsewhere, cut_words, named_elsewhere, visible, zh_budget_words
 from bot.slack.grammar_schedule import split_schedule
 
@@ -310,25 +312,6 @@ def _subscribe(rest: list[str]) -> dict[str, Any]:
     }
 
 
-def _plan(rest: list[str]) -> dict[str, Any]:
-    """``plan 30m`` (``1h``, ``计划 30分钟``): ``minutes``; ``plan off``: ``enabled=False``; ``plan``
-    alone: no fields (show the plan); anything else: ``error="plan.bad"``. Chinese durations
-    (``每周半小时``, ``一个半小时``: :func:`~bot.slack.grammar_refs.zh_minutes`) too."""
-    text = " ".join(w for w in zh_budget_words(rest) if w not in ("每周", "每星期", "每个星期", "每礼拜")).strip()
-    if not text:
-        return {}
-    if text.casefold() in OFF_WORDS:
-        return {"enabled": False}
-    negative = text.startswith("-")  # "plan -5m": out of range, not unreadable
-    amount = text[1:].strip() if negative else text
-    minutes = parse_minutes(amount)
-    if minutes is None and amount.isdigit():
-        minutes = int(amount)  # "plan 30": minutes
-    if minutes is None:
-        return {"error": "plan.bad", "error_value": text}
-    return {"enabled": True, "minutes": -minutes if negative else minutes}
-
-
 _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
     "read": lambda rest: {"arg": post_arg(rest)},  # "read “p-eagle”", "read it" (QA round 12)
     "unread": lambda rest: {"arg": post_arg(rest)},
@@ -336,7 +319,7 @@ _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
     "lang": lambda rest: {"arg": LANG_WORDS.get(" ".join(rest).casefold(), " ".join(rest).casefold())},
     "dm": lambda rest: _dm(zh_budget_words(rest)),
     "subscribe": _subscribe,
-    "plan": _plan,
+    "plan": plan_fields,
 }
 """How a keyword's arguments are read, where they are more than ``arg``."""
 
@@ -452,7 +435,8 @@ def _parse(text: str) -> Command:
         if pattern.match(asked):  # snooze: its words ("snooze 2w", "unsnooze"), answered by them (QA round 11)
             return Command(alone, truncated=truncated, query=asked if alone == "snooze_what" else None)
     if ABOUT_APP.match(asked):  # "what can you do", "怎么用": about the app itself; "how do I subscribe": its lines
-        return Command("help", arg=how_to_topic(asked) or "", truncated=truncated)
+        about = "home" if HOME_ASKED.match(asked) else how_to_topic(asked)  # `home`: where App Home is (QA round 18)
+        return Command("help", arg=about or "", truncated=truncated)
     if MY_DATA.match(asked):  # "delete my data", "forget me": what is kept, how to remove it (QA round 8)
         return Command("my_data", truncated=truncated)
     if (cancel := CANCEL_REMINDER_N.match(asked)) is not None:  # `取消提醒 1`: as `reminders cancel 1`

@@ -167,6 +167,9 @@ ABOUT_APP = re.compile(
 """Asking what the app does or how to use it (``what can you do``, ``how do I use this``, ``home``,
 ``怎么用``, ``你能做什么``): the help, never a search (QA: each was refused as off-topic)."""
 
+HOME_ASKED = re.compile(r"^(?:(?:show\s+|open\s+)?(?:the\s+|my\s+)?(?:app\s+)?home(?:\s+tab)?|主页|首页)$")
+"""``home`` (``app home``, ``主页``): one of :data:`ABOUT_APP`, answered by where App Home is, not the help."""
+
 CANCEL_REMINDER_N = re.compile(
     r"^(?:cancel|delete|remove|取消|删除)\s*(?:the\s+|my\s+)?(?:reminders?|提醒)\s*(?:#|no\.?\s*|number\s+|第)?(?P<n>\d+)(?:个)?$"
 )

@@ -76,7 +76,7 @@ def test_follow_then_share_in_channel(slack, standin, runtime):
     assert runtime.holder.catalog.track(track).names.en == "Speculative decoding"
     _, url = slack.click(reply, "follow:")
     followed = standin.wait_for_response(url, timeout=PATIENCE_S).body
-    assert followed["replace_original"] is True
+    assert followed["replace_original"] is False  # QA round 18: a new answer, the path it was under kept
     assert runtime.store.follows(slack.team, slack.user) == [track]
     assert len(followed["blocks"]) <= 4 and "essential read" in followed["text"]  # issue 40: a short answer
     _, url = slack.click(followed, "open_path:")  # the whole path when asked

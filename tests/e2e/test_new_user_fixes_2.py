@@ -121,7 +121,7 @@ def test_unsubscribe_all_by_the_owner_is_no_refusal(slack, runtime):
 def test_a_command_in_chinese_words_is_answered_in_chinese(slack, runtime):
     assert "已开启每周私信" in _text(slack, "dm 周六 9点")
     assert "私信提醒你" in _text(slack, "remind p-eagle 下周一")
-    assert "Weekly DM on" in _text(slack, "dm on 周五 08:30")  # an English command stays English
+    assert "已开启每周私信" in _text(slack, "dm on 周五 08:30")  # QA round 18: Chinese words, a Chinese answer
 
 
 def test_a_time_of_day_and_a_pause_length_are_explained(slack, runtime):

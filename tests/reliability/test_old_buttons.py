@@ -50,4 +50,5 @@ def test_a_button_naming_a_track_by_its_former_id_acts_on_todays_track(door, sta
     former = next(a for a in track.aliases if a != track.id)
     body = _click(door, standin, f"follow:{former}", {"t": former, "v": f"track:{former}"})
     assert door_runtime.store.follows("T0OLD", "U0OLD") == [track.id]
-    assert body["replace_original"] is True and str(t("error.outdated")) not in body["text"]
+    # QA round 18: *Follow track* under a path answers in a new message, the path kept (it replaced it before)
+    assert body["replace_original"] is False and str(t("error.outdated")) not in body["text"]

@@ -65,7 +65,8 @@ def test_a_chinese_weekly_dm_request_turns_the_dm_on(runtime, typed, weekday, at
     assert "每周分钟数" not in reply.text and "已开启每周私信" in reply.text
 
 
-@pytest.mark.parametrize("typed", ["每周一", "每周五 1小时", "每周发给我推测解码", "每星期三", "发私信"])
+# `每周五 1小时` left this list: a plan with its day (QA round 18)
+@pytest.mark.parametrize("typed", ["每周一", "每周发给我推测解码", "每星期三", "发私信"])
 def test_a_weekday_after_weekly_gets_the_weekly_pointer_in_chinese(runtime, typed):
     reply = _handlers(runtime).command(ALICE, typed)
     assert "每周分钟数" not in reply.text and "minutes a week" not in reply.text, reply.text

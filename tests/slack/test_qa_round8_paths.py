@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bot.domain import paths
+from bot.slack.commands.plan import related_track
 from bot.slack.handlers import Caller, Handlers, UserInfo
 
 ALICE = Caller("T1", "U1", "C1")
@@ -62,7 +63,12 @@ def test_a_finished_track_is_not_offered_to_follow_as_started(runtime):
     text = _all_text(h.command(ALICE, "next"))
     assert "`/vllm-path follow spec` adds it" in text, text
     assert text.index(_name(runtime, "spec")) < text.index(_name(runtime, "quant")), text
-    assert "0 of" not in _all_text(h.command(ALICE, "recommend"))
+    # QA round 18: every finished path offers a next track (quant offered none before) and `recommend`
+    # recommends it, 0 of its steps read; never the finished track
+    offered = related_track(cat, "quant")
+    recommended = _all_text(h.command(ALICE, "recommend"))
+    assert offered not in (None, "quant") and f"`/vllm-path follow {offered}`" in recommended, recommended
+    assert "follow quant" not in recommended
 
 
 def test_a_post_read_only_as_further_reading_starts_one_track_not_all_of_its_tracks(runtime):

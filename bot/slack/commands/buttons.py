@@ -4,6 +4,7 @@ in; *Share* posts the track in the channel; a digest's *Snooze* and *Stop*: :mod
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Literal
 
@@ -105,7 +106,11 @@ def _change(
                     replies.main_track(ctx, [target]) if on_post else target
                 )
                 if tid:  # in place of a track's path or a short answer (a digest stays: actions.py)
-                    return replies.progress(ctx, tid, notice)
+                    answer = replies.progress(ctx, tid, notice)
+                    # QA round 18: *Follow track* replaced the whole path it was under; a new answer, the path kept
+                    return (
+                        replace(answer, keep_original=True) if not on_post and value.v.startswith("track:") else answer
+                    )
         return replies.redraw(ctx, value.v, notice, offset=value.o)
 
     return run

@@ -16,11 +16,10 @@ from pydantic import BaseModel, ConfigDict
 from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
-from bot.domain.reminder_day import names_a_day
 from bot.domain.search import LinkResult, SearchResult, TrackMatch, track_named
 from bot.domain.search.confidence import clear_best
 from bot.domain.text import has_han
-from bot.domain.words import canonical_zone, is_schedule_word
+from bot.domain.words import canonical_zone
 from bot.runtime import Loaded, Runtime
 from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn
@@ -96,10 +95,10 @@ def no_users_info(team_id: str, user_id: str) -> UserInfo:
     return UserInfo()
 
 
-OPTION_WORDS = frozenset({"读书会"})
-"""Chinese names of a command's options (``club``'s ``读书会``, :mod:`bot.slack.grammar`): like day and
-time words, one of them in an English command does not make the command Chinese (QA: ``subscribe rl
-monday 读书会`` answered, and set up the channel's digest, in Chinese)."""
+def _track_words(track: Any) -> set[str]:
+    """A track's id, aliases and names, case-folded: words naming it, in no language of their own."""
+    return {w.casefold() for w in (track.id, *track.aliases, track.names.get("en"), track.names.get("zh")) if w}
+
 
 CHANNEL_OK = "ok"
 """:data:`ChannelCheck` answer: the bot can post in the channel."""
@@ -306,11 +305,10 @@ class Reader:
 
 @dataclass
 class Context:
-    """One request: ``rt``, ``caller``, ``lang`` (chosen, else zh when ``typed`` holds Chinese other than
-    day and time words (:func:`~bot.domain.words.is_schedule_word`, ``reminder_day.names_a_day``) and
-    option names (:data:`OPTION_WORDS`) unless every word after the keyword is Chinese or an id
-    (``dm 周六 9点``, ``remind p-eagle 下周一``), else the Slack locale zh* -> zh, else en: the language of this
-    reply, stored only by ``lang``); Slack only through ``users_info``,
+    """One request: ``rt``, ``caller``, ``lang`` (chosen with ``lang``, else zh when ``typed`` holds a
+    Chinese word that is no track's or post's name (``dm on 周五``, ``remind p-eagle 明天``, ``plan
+    30分钟``: QA round 18, day words included) or is all Chinese (``推测解码``), else the Slack locale
+    zh* -> zh, else en: the language of this reply, stored only by ``lang``); Slack only through ``users_info``,
     ``channel_check``, ``announce``."""
 
     rt: Runtime
@@ -338,28 +336,19 @@ class Context:
         chosen = self.reader.chosen_lang
         if chosen in LANGS:
             return chosen
-        typed = self.typed  # without Han characters it has none once day and time words are left out
-        if has_han(typed) and has_han(
-            " ".join(w for w in typed.split() if not (is_schedule_word(w) or names_a_day(w) or w in OPTION_WORDS))
-        ):
-            return "zh"
-        if has_han(typed) and self._words_chinese(typed):  # `dm 周六 9点`: a Chinese command (QA)
-            return "zh"
-        if has_han(typed) and not any(w.isascii() and w.isalpha() for w in typed.split()):
-            return "zh"  # `每周一`: Chinese day words and nothing else (QA round 17: answered in English)
+        if any(has_han(w) and not self._names_track_or_post(w) for w in self.typed.split()):
+            return "zh"  # QA round 18: `dm on 周五` was answered in English, `plan 30分钟` in Chinese
+        if has_han(self.typed) and not any(w.isascii() and w.isalpha() for w in self.typed.split()):
+            return "zh"  # `推测解码`: a Chinese track name and nothing else
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
         return "zh" if locale.startswith("zh") else "en"
 
-    def _words_chinese(self, typed: str) -> bool:
-        """Whether the words of ``typed`` after its (English) keyword are Chinese: some hold Han
-        characters and none is an English word (``dm 周六 9点``, ``remind p-eagle 下周一``; not
-        ``dm on 周五``): post and track ids, numbers and times say no language."""
-        cat = self.find.catalog
-        rest = typed.split()[1:]
-        english = (w for w in rest if w.isascii() and w.isalpha())
-        return any(has_han(w) for w in rest) and all(
-            cat.has_track(w.casefold()) or cat.resolve_post_id(w.casefold()) for w in english
-        )
+    def _names_track_or_post(self, word: str) -> bool:
+        """Whether ``word`` is only a track's or a post's name (id, alias, title): no language of its own."""
+        cat, low = self.find.catalog, word.casefold()
+        if cat.has_track(low) or cat.resolve_post_id(low):
+            return True
+        return any(low in _track_words(tr) for tr in cat.tracks)
 
     def person(self, user_id: str) -> str:
         """``user_id``'s Slack name (``users.info``), else "someone" (never a raw id or a mention)."""

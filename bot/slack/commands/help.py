@@ -38,7 +38,10 @@ def topic_help(lang: str, topic: str) -> Mrkdwn | None:
 
 def show_help(ctx: Context, cmd: grammar.Command) -> Reply:
     """The grammar with examples, the track list and the catalog version; ``help <command>``
-    (``help reminders``): only that command's lines (:func:`topic_help`)."""
+    (``help reminders``): only that command's lines (:func:`topic_help`); ``home``: one line saying
+    how to open App Home (QA round 18: the whole help)."""
+    if cmd.arg == "home":
+        return views.text_reply(t("help.home", ctx.lang))
     section = topic_help(ctx.lang, cmd.arg) if cmd.arg else None
     return views.text_reply(section) if section is not None else views.help_reply(ctx.catalog, ctx.lang)
 

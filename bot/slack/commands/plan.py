@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.domain import budget as budgets
 from bot.domain import paths
+from bot.domain.schedule import WeeklySchedule
 from bot.domain.streaks import streak
 from bot.slack import grammar, i18n
 from bot.slack.commands.context import Context
@@ -18,7 +19,7 @@ from bot.slack.commands.habits import kept_week, reader_streak
 from bot.slack.mrkdwn import Mrkdwn, plain, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply, section
-from bot.slack.views.finish import finish_text
+from bot.slack.views.finish import finish_reason, finish_text
 from bot.slack.views.plan import path_line, plan_reply, pt
 from bot.slack.views.subscriptions import day_words, dm_resumes
 from bot.slack.views.together import streak_line
@@ -29,14 +30,18 @@ if TYPE_CHECKING:
     from bot.store.together import HabitFacts
 
 
-def _out_of_range(minutes: int, lang: str) -> Mrkdwn:
-    return pt("plan.range", lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=f"{minutes:,}")
+def _out_of_range(minutes: int, lang: str, channel: bool = False) -> Mrkdwn:
+    key = "channel.range" if channel else "plan.range"  # QA round 18: a channel's digest is no "plan"
+    return pt(key, lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=f"{minutes:,}")
 
 
-def budget_refusal(cmd: grammar.Command, lang: str) -> Mrkdwn | None:
+def budget_refusal(cmd: grammar.Command, lang: str, channel: bool = False) -> Mrkdwn | None:
     """The refusal of a command's weekly minutes outside what a budget may be, else None (checked
-    before anything is stored: ``subscribe quant monday 0m`` sets nothing up)."""
-    return None if cmd.minutes is None or budgets.check_minutes(cmd.minutes) else _out_of_range(cmd.minutes, lang)
+    before anything is stored: ``subscribe quant monday 0m`` sets nothing up); ``channel``: the
+    budget of a channel's digest (``subscribe``), named so."""
+    if cmd.minutes is None or budgets.check_minutes(cmd.minutes):
+        return None
+    return _out_of_range(cmd.minutes, lang, channel)
 
 
 def plan(s: Context, cmd: grammar.Command) -> Reply:
@@ -57,22 +62,53 @@ def plan(s: Context, cmd: grammar.Command) -> Reply:
     if not budgets.check_minutes(cmd.minutes):
         return views.text_reply(_out_of_range(cmd.minutes, s.lang))
     store.set_budget(caller.team_id, caller.user_id, cmd.minutes)
-    return _dm_off_said(s, plan_reply(tracks, cmd.minutes, s.lang, changed_to="set", read=read, mine=mine))
+    reply = plan_reply(tracks, cmd.minutes, s.lang, changed_to="set", read=read, mine=mine)
+    weekday = cmd.schedule.weekday if cmd.schedule is not None else None
+    return _dm_off_said(s, reply, weekday)
 
 
-def _dm_off_said(s: Context, reply: Reply) -> Reply:
+def _dm_off_said(s: Context, reply: Reply, weekday: int | None = None) -> Reply:
     """``reply`` (a plan just set) with a line saying the caller's weekly DM is off and how to turn it
     on, under its first block, when it is off (never turned on, or ``dm off``): the plan says DMs bring
     what fits, and none comes (QA round 16); when it is paused (``dm pause``), the line saying until
-    when (``dm.snoozed``, QA round 17); else ``reply`` itself."""
+    when (``dm.snoozed``, QA round 17); else ``reply`` itself. A ``weekday`` typed with the plan
+    (``plan 1h friday``, QA round 18) moves a DM that is on and not paused to that day (its time and
+    zone kept) and says so; else the line is ``dm on <that day>``, the command that would do it."""
     dm = s.rt.store.get_dm(s.caller.team_id, s.caller.user_id)
     resumes = dm_resumes(dm) if dm is not None and dm.enabled else None
+    line: Mrkdwn | None = None
     if dm is not None and dm.enabled and resumes is None:
+        if weekday is not None:
+            line = _moved_dm(s, dm, weekday)
+    elif resumes is not None:  # paused: until when, so "DMs bring…" is not read as this week (QA round 17)
+        line = i18n.t("dm.snoozed", s.lang, **day_words(resumes, s.lang))
+        if weekday is not None:
+            line = Mrkdwn("{}\n{}").format(line, _dm_day(weekday, s.lang))
+    else:
+        line = pt("plan.dm_off", s.lang) if weekday is None else _dm_day(weekday, s.lang)
+    if line is None:
         return reply
-    # paused (`dm pause`): until when, so the plan's "DMs bring…" is not read as this week (QA round 17)
-    line = pt("plan.dm_off", s.lang) if resumes is None else i18n.t("dm.snoozed", s.lang, **day_words(resumes, s.lang))
     blocks = [*reply.blocks[:1], section(line), *reply.blocks[1:]]
     return replace(reply, text=f"{reply.text}\n{plain(line)}", blocks=blocks)
+
+
+def _dm_day(weekday: int, lang: str) -> Mrkdwn:
+    """The line pointing to the weekly DM on ``weekday`` (0 = Monday): ``dm on friday``."""
+    day = i18n.weekday_name(weekday, lang) if lang == "zh" else _DAY_WORDS[weekday]
+    return pt("plan.dm_day", lang, weekday=i18n.weekday_name(weekday, lang), day=day)
+
+
+_DAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+"""The weekday a ``dm on`` command names, by number (0 = Monday)."""
+
+
+def _moved_dm(s: Context, dm: Any, weekday: int) -> Mrkdwn:
+    """Move the caller's weekly DM (on, not paused) to ``weekday``, keeping its time and zone; the line saying so."""
+    if dm.weekday != weekday:
+        schedule = WeeklySchedule(weekday=weekday, at_time=dm.at_time, timezone=dm.timezone)
+        s.rt.store.set_dm(s.caller.team_id, s.caller.user_id, True, schedule=schedule)
+    words = {"weekday": i18n.weekday_name(weekday, s.lang), "time": dm.at_time, "tz": dm.timezone}
+    return pt("plan.dm_moved" if dm.weekday != weekday else "plan.dm_same_day", s.lang, **words)
 
 
 def _current_ids(s: Context) -> set[str]:
@@ -96,7 +132,7 @@ def dm_budget(s: Context, cmd: grammar.Command) -> Mrkdwn | None:
     if (refused := budget_refusal(cmd, s.lang)) is not None:
         return refused
     s.rt.store.set_budget(s.caller.team_id, s.caller.user_id, cmd.minutes)
-    return pt("plan.set", s.lang, budget=cmd.minutes)
+    return pt("plan.set_week", s.lang, budget=cmd.minutes)
 
 
 def channel_budget(s: Context, sub_id: int, cmd: grammar.Command, new: bool = False) -> Mrkdwn | None:
@@ -141,7 +177,9 @@ def finish_notice(s: Context, post_ids: list[str], before: set[str]) -> Mrkdwn |
             if store.record_finished(caller.team_id, caller.user_id, tid, minutes):
                 finished = set(store.finished_paths(caller.team_id, caller.user_id))  # this one recorded too
                 state = paths.track_state(cat, tid, now_read)
-                texts.append(finish_text(cat, state, s.lang, next_after_finish(s, tid, finished)))
+                chosen = next_choice(s, tid, finished)
+                why = finish_reason(chosen[1], chosen[2], s.lang) if chosen else None
+                texts.append(finish_text(cat, state, s.lang, chosen[0] if chosen else None, why))
     if texts and (line := streak_line(reader_streak(s).weeks, s.lang)) is not None:
         texts.append(line)  # issue 44: the reader's streak, in their own reply only
     return Mrkdwn("\n\n").join(texts) if texts else None
@@ -150,29 +188,54 @@ def finish_notice(s: Context, post_ids: list[str], before: set[str]) -> Mrkdwn |
 def next_after_finish(s: Context, track_id: str, finished: Collection[str]) -> str | None:
     """The track to read after finishing ``track_id``'s essential path: what the finish message
     offers and ``recommend`` then recommends (QA: the two disagreed). The first track the caller
-    follows whose essential path is not all read, else :func:`bot.domain.paths.next_track` (never a
-    ``finished`` track, ids recorded in the store); None when there is none."""
-    mine = [tid for tid in unfinished_follows(s) if tid != track_id]
-    return mine[0] if mine else related_track(s.catalog, track_id, finished)
+    follows whose essential path is not all read, else :func:`related_track` (never a ``finished``
+    track, ids recorded in the store); None when there is none."""
+    chosen = next_choice(s, track_id, finished)
+    return chosen[0] if chosen else None
+
+
+def next_choice(s: Context, track_id: str, finished: Collection[str]) -> tuple[str, str, int] | None:
+    """:func:`next_after_finish` with why it was chosen: ``(track id, reason, count)``, the reason
+    ``follow`` (the caller follows it) or one of :func:`related_choice`'s; None when there is none."""
+    mine = [tid for tid in unfinished_follows(s) if tid != track_id and tid not in finished]
+    return (mine[0], "follow", 0) if mine else related_choice(s.catalog, track_id, finished)
 
 
 def related_track(cat: Catalog, track_id: str, finished: Collection[str] = ()) -> str | None:
-    """The track the catalog relates to ``track_id``: one naming it in ``before`` (read after it),
-    else one of its own ``before``, else the track most often holding a post that
-    ``catalog/relations.yaml`` links to or from a post of its path (a sequel, an update); never
-    ``track_id`` nor a ``finished`` one; None when the catalog relates none (QA: the next track in
-    catalog order was offered, however unrelated)."""
+    """The track id of :func:`related_choice`, else None."""
+    chosen = related_choice(cat, track_id, finished)
+    return chosen[0] if chosen else None
+
+
+def related_choice(cat: Catalog, track_id: str, finished: Collection[str] = ()) -> tuple[str, str, int] | None:
+    """The track the catalog relates to ``track_id`` and why, ``(track id, reason, count)``: one naming
+    it in ``before`` (``after``: read after it), else one of its own ``before`` (``before``), else the
+    track most often holding a post that ``catalog/relations.yaml`` links to or from a post of its
+    path (``linked``: a sequel, an update; ``count`` such posts), else the track sharing most posts
+    with its path (``shared``, ``count`` posts; QA round 18: 7 of 14 tracks offered nothing); ties go
+    to catalog order. Never ``track_id`` nor a ``finished`` one; None when no track is left."""
     skip = {*finished, track_id}
+    order = {tr.id: i for i, tr in enumerate(cat.tracks)}
     after = [tr.id for tr in cat.tracks if track_id in tr.before]
     own = [b for b in cat.track(track_id).before if cat.has_track(b)]
-    steps = set(cat.order(track_id))
+    steps = cat.order(track_id)
     linked: Counter[str] = Counter()
     for rel in cat.relations:
         earlier = rel.updates or rel.follows or ""
         other = earlier if rel.post in steps else rel.post if earlier in steps else None
         linked.update(cat.tracks_of(other) if other else ())
-    related = [*after, *own, *(tid for tid, _ in linked.most_common())]
-    return next((tid for tid in related if tid not in skip), None)
+    shared = Counter(tid for pid in steps for tid in cat.tracks_of(pid))
+
+    def ranked(counts: Counter[str]) -> list[tuple[str, int]]:
+        return sorted(((tid, n) for tid, n in counts.items()), key=lambda kv: (-kv[1], order.get(kv[0], 0)))
+
+    choices = [
+        *((tid, "after", 0) for tid in after),
+        *((tid, "before", 0) for tid in own),
+        *((tid, "linked", n) for tid, n in ranked(linked)),
+        *((tid, "shared", n) for tid, n in ranked(shared)),
+    ]
+    return next((c for c in choices if c[0] not in skip and cat.has_track(c[0])), None)
 
 
 def unfinished_follows(s: Context) -> list[str]:

@@ -26,10 +26,15 @@ def _named_posts(ctx: Context, text: str) -> tuple[list[str], SearchResult | Non
 
 
 def _pick(ctx: Context, text: str, candidates: SearchResult, read: bool) -> Reply:
-    """Several posts match about as well: the results, asking to pick (``unread``'s example: one read)."""
+    """Several posts match about as well: the results, asking to pick (``unread``'s example: one read);
+    ``read <track>`` (``read spec``) says the words name a track and how to see its path or next read."""
     done = ctx.reader.read()
     example = next((r.post_id for r in candidates.results if r.post_id in done), candidates.results[0].post_id)
     notice = t("read.pick", ctx.lang) if read else t("unread.pick", ctx.lang, example=example)
+    if read and (tid := replies.current_track(ctx, text.strip())) is not None:  # `read spec`: a track (QA round 18)
+        notice = t(
+            "read.track", ctx.lang, query=text.strip(), track=views.track_name(ctx.catalog, tid, ctx.lang), track_id=tid
+        )
     return search_reply(ctx.catalog, text, candidates, done, ctx.lang, notice=notice)
 
 

@@ -296,7 +296,8 @@ def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:
     notice, stored = _set(ctx, pid, (value.d or "").split())
     if value.v == "home" or value.v.startswith(("search:", "latest:")) or value.v in ("next", "latest", "reminders"):
         return replies.redraw(ctx, value.v, notice, offset=value.o)  # App Home and lists: drawn again
-    return _answer(ctx, pid, notice, stored)
+    answer = _answer(ctx, pid, notice, stored)  # QA round 18: under a track's path, a new answer, the path kept
+    return replace(answer, keep_original=True) if answer is not None and value.v.startswith("track:") else answer
 
 
 def cancel_button(ctx: Context, value: ButtonValue) -> Reply | None:

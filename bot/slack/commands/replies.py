@@ -232,8 +232,10 @@ def latest(ctx: Context, notice: str | None = None, offset: int = 0, track_id: s
             steps = set(catalog.order(track_id))
             order = [p for p in order if p in steps]
         start = offset if offset < len(order) else 0
+        first = (track_id,) if track_id is not None else follows  # QA round 18: *Open path* of a followed track
         page = tuple(
-            PostMatch(pid, 100.0, "date", catalog.tracks_of(pid)) for pid in order[start : start + views.MAX_RESULTS]
+            PostMatch(pid, 100.0, "date", tuple(sorted(catalog.tracks_of(pid), key=lambda tid: tid not in first)))
+            for pid in order[start : start + views.MAX_RESULTS]
         )
         result = SearchResult("", None, page, None, total=len(order), offset=start)
         mine = any(catalog.has_track(tid) for tid in follows)  # QA: the heading hid the followed-first order

@@ -198,7 +198,7 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     if tid is None and not several:
         unknown = _unknown_schedule_part(ctx, cmd.arg) or replies.unknown_track(ctx, cmd.arg, "subscribe")
         return views.text_reply(unknown)
-    if (bad_budget := budget_refusal(cmd, ctx.lang)) is not None:
+    if (bad_budget := budget_refusal(cmd, ctx.lang, channel=True)) is not None:
         return views.text_reply(bad_budget)
     check = ctx.channel_check(caller.team_id, caller.channel_id)
     if check == CHANNEL_INVITE:

@@ -110,6 +110,7 @@ def plan_reply(
     per_week = minutes_per_week or budgets.DEFAULT_MINUTES
     default = pt("plan.default", lang) if minutes_per_week is None else Mrkdwn()
     key = changed_to if changed_to in ("set", "off") else "show"
+    key = "set_week" if key == "set" else key  # QA round 18: in Chinese, channel digests are 每周推荐
     head = pt("plan." + key, lang, budget=per_week, default=default)
     by_id = {p.track.id: p for p in tracks}
     yours = [by_id[tid] for tid in dict.fromkeys(mine) if tid in by_id]

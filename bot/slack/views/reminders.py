@@ -48,9 +48,12 @@ def reminder_set_notice(
 ) -> Mrkdwn:
     """ "I will remind you of <post> on Monday 7 Dec 2026, 09:00 Asia/Kolkata." (escaped mrkdwn;
     :func:`plain_due_label`, "tomorrow, …" when due the day after ``today``, the reader's local date),
-    and "… instead of <time>" when it moved ``before`` (the reminder it replaced)."""
+    and "… instead of <time>" when it moved ``before`` (the reminder it replaced); "already set for
+    <time>" when ``before`` was due then already (QA round 18: a second *Remind me* said nothing of it)."""
     post = _post(catalog, reminder.post_id, lang)
     when = plain_due_label(reminder.due_at, reminder.timezone, lang, today)
+    if before is not None and before.due_at == reminder.due_at:
+        return t("remind.already_set", lang, post=post, when=when)
     if before is not None and before.due_at != reminder.due_at:
         earlier = plain_due_label(before.due_at, before.timezone, lang, today)
         return t("remind.moved", lang, post=post, when=when, before=earlier)

@@ -59,7 +59,8 @@ def search_reply(
     page = {"v": view, "o": offset or None}  # a click on a later page redraws that page
     for match in shown:
         post = catalog.post(match.post_id)
-        blocks += _match_blocks(catalog, post, done, lang, ids, page, view)
+        order = match.tracks if view.startswith("latest") else ()  # followed tracks first (QA round 18)
+        blocks += _match_blocks(catalog, post, done, lang, ids, page, view, order)
         fallback.append(Mrkdwn("• {}").format(post.title))
     total = result.total or len(shown)
     footer = [t("catalog.version", lang, version=catalog.version)]
@@ -108,9 +109,11 @@ def _match_blocks(
     ids: ActionIds,
     page: dict[str, str | int | None],
     view: str,
+    order: tuple[str, ...] = (),
 ) -> list[Json]:
     """One matching post: its section (source, date, reading time, id; Mark read or Mark unread) and
-    its buttons; ``done``: the reader's read post ids (its place names their next unread step)."""
+    its buttons; ``done``: the reader's read post ids (its place names their next unread step);
+    *Open path* opens the first of its tracks in ``order`` (what's new: a followed one), else its first."""
     read = post.id in done
     text = Mrkdwn("{}{}\n_{} · {}{} · `{}`_\n{}\n{}").format(
         Mrkdwn(ICON_READ + " " if read else ""),
@@ -124,7 +127,8 @@ def _match_blocks(
     )
     kind = "mark_unread" if read else "mark_read"
     blocks: list[Json] = [section(text, accessory=button(t("btn." + kind, lang), ids(kind), {"p": post.id, **page}))]
-    tracks = catalog.tracks_of(post.id)
+    own = catalog.tracks_of(post.id)
+    tracks = [tid for tid in order if tid in own] + [tid for tid in own if tid not in order]
     row = []
     if tracks:
         name = track_name(catalog, tracks[0], lang)
