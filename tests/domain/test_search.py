@@ -930,12 +930,36 @@ def test_the_questions_of_the_issue_find_their_posts(repo_catalog, repo_matcher,
 def test_the_postings_bm25_refuses_methods_that_score_absent_terms():
     import bm25s
 
-    from bot.domain.search.ranking import _PostingsBM25
+    from bot.domain.search.bm25_build import _PostingsBM25
 
     for method in bm25s.BM25().methods_requiring_nonoccurrence:
         with pytest.raises(ValueError, match="absent terms"):
             _PostingsBM25(method=method)
     assert _PostingsBM25().method == "lucene"
+
+
+def test_the_kept_score_matrix_sums_exactly_as_bm25s_does(repo_matcher):
+    """The ranked index scores from its kept matrix (no bm25s at search time): the same float32
+    sums as bm25s's own ``get_scores_from_ids`` over the same matrix, for many term sets."""
+    import random
+
+    import bm25s
+    import numpy as np
+
+    matrix = repo_matcher._ranked._matrix
+    reference = bm25s.BM25()
+    reference.scores = {
+        "data": matrix.data,
+        "indices": matrix.indices,
+        "indptr": matrix.indptr,
+        "num_docs": matrix.num_docs,
+    }
+    reference.nonoccurrence_array = None  # Lucene BM25 scores no absent term (what `index` sets)
+    rng = random.Random(7)
+    n_terms = len(matrix.indptr) - 1
+    for size in (1, 2, 3, 5, 8, 16) * 20:
+        ids = sorted(rng.sample(range(n_terms), size))
+        assert np.array_equal(matrix.scores(ids), reference.get_scores_from_ids(ids)), ids
 
 
 # --- the track a question holds (the search's hint) -----------------------------------------------

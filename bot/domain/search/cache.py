@@ -91,14 +91,29 @@ def vocabulary_key(root: Path) -> bytes:
 
 def index_key(root: Path, read_with: bytes | None = None) -> bytes:
     """What a kept index was built from (SHA-256): ``read_with`` (the :func:`vocabulary_key` its
-    catalog was read under; None: the files' now) and the versions of numpy, bm25s and rapidfuzz."""
-    import bm25s  # imported by the index anyway: their own versions, not the installed metadata's
-    import numpy  # (reading that parsed three METADATA files, ~4 ms of a cold search)
-    import rapidfuzz
+    catalog was read under; None: the files' now), the versions of numpy and rapidfuzz and bm25s's
+    own scoring code (:func:`_bm25s_code`)."""
+    import numpy  # imported by the index anyway: their own versions, not the installed metadata's
+    import rapidfuzz  # (reading that parsed three METADATA files, ~4 ms of a cold search)
 
     digest = hashlib.sha256(vocabulary_key(root) if read_with is None else read_with)
-    for package in (numpy, bm25s, rapidfuzz):
+    for package in (numpy, rapidfuzz):
         digest.update(f"{package.__name__} {getattr(package, '__version__', '?')}\n".encode())
+    digest.update(_bm25s_code())
+    return digest.digest()
+
+
+@functools.cache
+def _bm25s_code() -> bytes:
+    """SHA-256 of the installed bm25s's ``__init__.py`` and ``scoring.py`` (what builds a kept
+    index's score matrix), found without importing bm25s: a kept index is scored without it, and
+    its version module reads the installed metadata (~20 ms of a cold search); b"" when absent."""
+    import importlib.util
+
+    digest = hashlib.sha256()
+    spec = importlib.util.find_spec("bm25s")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        _hash_files(digest, [Path(folder) / "__init__.py", Path(folder) / "scoring.py"])
     return digest.digest()
 
 

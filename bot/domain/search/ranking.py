@@ -1,4 +1,4 @@
-"""Ranked retrieval (BM25, with the bm25s library) over each post's words, for questions.
+"""Ranked retrieval (BM25, built with the bm25s library) over each post's words, for questions.
 
 :class:`RankedIndex` is BM25 over the fuzzy index's terms of each post (title counted twice, tags,
 id, English and Chinese summaries, ``catalog/answers.yaml``): stems of Latin words of 2+ letters,
@@ -6,25 +6,23 @@ joins of adjacent words, CJK bigrams; stop and question words left out. Query to
 (:func:`bm25_tokens`) are read the same way, Chinese stop and question words cut out of CJK runs
 (``怎么降低首token延迟`` → ``降低 低首 … 延迟``). Scores are bm25s's Lucene BM25 (``k1=1.5``,
 ``b=0.75``), summed over the query's distinct tokens.
+
+bm25s builds the score matrix (:mod:`bot.domain.search.bm25_build`, imported only to build an
+index); the index keeps that matrix (CSC arrays) and sums its columns itself, as bm25s's
+``get_scores_from_ids`` does: a kept index is restored without importing bm25s, whose version
+module reads the installed metadata (``importlib.metadata``: ~20 ms of a cold ``vllm-path search``,
+issue 43).
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
-from typing import Any, cast
 
-import bm25s
-import bm25s.scoring
 import numpy as np
-from bm25s.tokenization import Tokenized
 
 from bot.domain.search.analysis import _bigrams, _parts, stem
 from bot.domain.search.vocabulary import Vocabulary
-
-# bm25s sets its logger to DEBUG when imported: let it follow the root logger's level (LOG_LEVEL).
-logging.getLogger("bm25s").setLevel(logging.NOTSET)
 
 
 def _cjk_cutter(words: frozenset[str]) -> re.Pattern[str] | None:
@@ -74,48 +72,31 @@ class Postings:
     n_docs: int
 
 
-class _PostingsBM25(bm25s.BM25):  # type: ignore[misc]  # bm25s ships no types
-    """bm25s's BM25 with ``build_index_from_ids`` overridden to build the same score matrix (idf
-    and tf functions of ``method``, float32 CSC) from :class:`Postings` with array operations: tens
-    of milliseconds, not bm25s's 0.6 s loop, for 10,000 posts. Methods that score absent terms
-    (``bm25l``, ``bm25+``) raise ``ValueError``."""
+@dataclass(frozen=True)
+class ScoreMatrix:
+    """bm25s's score matrix of a corpus (what ``bm25s.BM25.scores`` holds after ``index``): per
+    term id, the posts holding it (``indices``, int32) and their BM25 scores (``data``, float32)
+    at ``indptr[id]:indptr[id + 1]`` (int64), over ``num_docs`` posts."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if self.method in self.methods_requiring_nonoccurrence:
-            raise ValueError(f"BM25 method {self.method!r} scores absent terms too: use lucene, robertson or atire")
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    num_docs: int
 
-    def build_index_from_ids(
-        self, unique_token_ids: Any, corpus_token_ids: Any, show_progress: bool = True, leave_progress: bool = False
-    ) -> dict[str, Any]:
-        postings: Postings = corpus_token_ids
-        self.nonoccurrence_array = None
-        n_docs, n_vocab = postings.n_docs, len(unique_token_ids)
-        doc_len = np.bincount(postings.docs, weights=postings.tf, minlength=n_docs)
-        avg_doc_len = doc_len.mean()
-        doc_freqs = np.bincount(postings.terms, minlength=n_vocab)
-        idf_of = bm25s.scoring._select_idf_scorer(self.idf_method)
-        idf = np.zeros(n_vocab, dtype=self.dtype)
-        present = np.flatnonzero(doc_freqs)
-        values, inverse = np.unique(doc_freqs[present], return_inverse=True)
-        idf[present] = np.array([idf_of(int(df), N=n_docs) for df in values.tolist()], dtype=self.dtype)[inverse]
-        tfc = bm25s.scoring._select_tfc_scorer(self.method)(
-            tf_array=postings.tf,
-            l_d=doc_len.astype(np.int64)[postings.docs],
-            l_avg=avg_doc_len,
-            k1=self.k1,
-            b=self.b,
-            delta=self.delta,
+    def scores(self, ids: list[int]) -> np.ndarray:
+        """The summed score of every post for the term ``ids`` (float32, ``num_docs``): bm25s's
+        ``get_scores_from_ids`` (its columns added in the order of ``ids``, post by post, so the
+        sums are the same floats; ``tests/domain/test_search.py`` compares them)."""
+        out = np.zeros(self.num_docs, dtype=self.data.dtype)
+        if not ids:
+            return out
+        starts, ends = self.indptr[ids], self.indptr[np.asarray(ids) + 1]
+        np.add.at(
+            out,
+            np.concatenate([self.indices[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]),
+            np.concatenate([self.data[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]),
         )
-        data = (idf[postings.terms] * tfc).astype(self.dtype)
-        indptr = np.zeros(n_vocab + 1, dtype=np.int64)
-        np.cumsum(doc_freqs, out=indptr[1:])
-        return {
-            "data": data,
-            "indices": postings.docs.astype(self.int_dtype, copy=False),
-            "indptr": indptr,
-            "num_docs": n_docs,
-        }
+        return out
 
 
 class RankedIndex:
@@ -128,11 +109,12 @@ class RankedIndex:
         self.cutter = _cjk_cutter(self.ignorable)
         self.vocab = vocab
         self.n = postings.n_docs
-        self._bm25: bm25s.BM25 | None = None
+        self._matrix: ScoreMatrix | None = None
         if self.n and vocab and len(postings.terms):
-            corpus = Tokenized(ids=cast(list[list[int]], postings), vocab=dict(vocab))
-            self._bm25 = retriever = _PostingsBM25()
-            retriever.index(corpus, create_empty_token=False, show_progress=False)
+            from bot.domain.search.bm25_build import score_matrix  # bm25s: only to build
+
+            built = score_matrix(postings, vocab)
+            self._matrix = ScoreMatrix(built["data"], built["indices"], built["indptr"], int(built["num_docs"]))
 
     def query_tokens(self, text: str) -> list[str]:
         """The query's tokens (as :func:`bm25_tokens`)."""
@@ -142,12 +124,12 @@ class RankedIndex:
         """BM25 score of every post for the distinct known ``tokens`` (float32, ``n`` posts), or
         ``None`` when none is known. Terms in over half the posts (``df``: posts per term id) are
         left out and only the ``max_terms`` rarest scored (ties: the earlier token)."""
-        if self._bm25 is None:
+        matrix = self._matrix
+        if matrix is None:
             return None
         vocab = self.vocab
         ids = list(dict.fromkeys(vocab[t] for t in tokens if t in vocab))  # in the query's order
         ids = sorted((i for i in ids if df[i] * 2 <= self.n), key=df.__getitem__)[:max_terms]
         if not ids:
             return None
-        scores: np.ndarray = self._bm25.get_scores_from_ids(sorted(ids))
-        return scores
+        return matrix.scores(sorted(ids))
