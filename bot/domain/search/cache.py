@@ -27,6 +27,8 @@ import hashlib
 import os
 import pickle
 import tempfile
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -131,8 +133,16 @@ def _write_pickle(path: Path, value: Any) -> None:
                 os.unlink(tmp)
 
 
-_LAST_READ: dict[Path, tuple[tuple[int, int, int], bytes, tuple[Any, ...]]] = {}
-"""Per kept file, the values this process last read from it: ``(file stamp, key, values)``."""
+_LAST_READ: OrderedDict[Path, tuple[tuple[int, int, int], bytes, tuple[Any, ...]]] = OrderedDict()
+"""Per kept file, the values this process last read from it: ``(file stamp, key, values)``; the
+:data:`LAST_READ_FILES` files read most recently (a process reading many catalog folders, a test
+worker's copies, keeps a few, not all)."""
+
+_LAST_READ_LOCK = threading.Lock()
+
+LAST_READ_FILES = 4
+"""Kept files whose last-read values a process keeps (:func:`_unpickled`): a catalog and an index
+each for the folder served and one other."""
 
 
 def _unpickled(path: Path, key: bytes) -> tuple[Any, ...] | None:
@@ -146,12 +156,18 @@ def _unpickled(path: Path, key: bytes) -> tuple[Any, ...] | None:
     with contextlib.suppress(Exception):  # none kept, or not one we wrote: load or build it
         stat = path.stat()
         stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-        last = _LAST_READ.get(path)
-        if last is not None and last[0] == stamp and last[1] == key:
-            return last[2]
+        with _LAST_READ_LOCK:
+            last = _LAST_READ.get(path)
+            if last is not None and last[0] == stamp and last[1] == key:
+                _LAST_READ.move_to_end(path)
+                return last[2]
         kept_key, *kept = pickle.loads(path.read_bytes())
         if kept_key == key:
-            _LAST_READ[path] = (stamp, key, tuple(kept))
+            with _LAST_READ_LOCK:
+                _LAST_READ[path] = (stamp, key, tuple(kept))
+                _LAST_READ.move_to_end(path)
+                while len(_LAST_READ) > LAST_READ_FILES:
+                    _LAST_READ.popitem(last=False)
             return tuple(kept)
     return None
 
