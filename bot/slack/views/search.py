@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post
 from bot.domain.search.results import SearchResult
+from bot.domain.search.vocabulary import default_vocabulary
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views.blocks import Json, Reply, actions, button, context, make_reply, section
@@ -139,9 +140,57 @@ def _match_blocks(
     return blocks + ([actions(row)] if row else [])
 
 
+_FUNCTION_WORDS = frozenset(
+    {
+        "less",
+        "more",
+        "much",
+        "many",
+        "most",
+        "least",
+        "few",
+        "fewer",
+        "but",
+        "if",
+        "both",
+        "each",
+        "such",
+        "only",
+        "same",
+        "out",
+        "off",
+        "over",
+        "under",
+        "here",
+        "once",
+        "nor",
+        "own",
+        "other",
+        "else",
+    }
+)
+"""English quantifiers and function words no stop word list of search holds: said alone at the end of
+an echoed rest (*less*, *more*) they name nothing (:func:`_rest_of`)."""
+
+
 def _rest_of(query: str, known: str) -> str:
     """The words of ``query`` (as shown) that ``known`` (the search's known words) does not hold,
     in their order, joined by spaces; "" when every word is known (a new user's QA: "the rest of it"
-    was unclear)."""
+    was unclear) or only stop and question words are left. Each run of unknown words between known
+    ones is trimmed of the stop and question words at its ends (the search vocabulary's
+    ``ignorable``, and :data:`_FUNCTION_WORDS`: QA round 19 saw *can I use less for the* for ``can I
+    use less memory for the cache``); the runs left are joined by spaces."""
     have = {w.casefold() for w in known.split()}
-    return " ".join(w for w in query.split() if w.casefold().strip("?!.,;:") not in have)
+    skip = default_vocabulary().ignorable | _FUNCTION_WORDS
+    runs: list[list[str]] = [[]]
+    for word in query.split():
+        if word.casefold().strip("?!.,;:") in have:
+            runs.append([])
+        else:
+            runs[-1].append(word)
+    kept: list[str] = []
+    for run in runs:
+        meaningful = [i for i, w in enumerate(run) if w.casefold().strip("?!.,;:\"'") not in skip]
+        if meaningful:
+            kept.extend(run[meaningful[0] : meaningful[-1] + 1])
+    return " ".join(kept)
