@@ -12,6 +12,7 @@ from typing import Protocol, TypeVar
 from bot.domain.text import TRADITIONAL, has_han
 from bot.slack.grammar_intents import dm_request, other_request, progress_request, weekly_zh
 from bot.slack.grammar_phrases import EMOJI_CODE
+from bot.slack.grammar_plan import budget_phrase, plan_fields
 
 _MORE_TRADITIONAL = str.maketrans("標蹤週鐘訂補課幾鬧曉歡寫紹簡", "标踪周钟订补课几闹晓欢写绍简")
 """Traditional characters of command words that the shared table (:data:`bot.domain.text.TRADITIONAL`,
@@ -73,11 +74,17 @@ def retried(parse: Callable[[str], P], text: str) -> P:
     as a plan (QA round 17: ``每周一早上给我发私信``). ``每周`` before a weekday that is no DM request
     (``每周一``, ``每周五 1小时``) is the ``weekly`` usage (:func:`~bot.slack.grammar_intents.weekly_zh`);
     a search asking for one's progress in a track (``how far am I in spec``) is ``next <track>``
-    (:func:`~bot.slack.grammar_intents.progress_request`)."""
+    (:func:`~bot.slack.grammar_intents.progress_request`). Text that is a weekly budget with a day
+    and nothing else (``1 hour every friday``, ``每周五读 1 小时``: :func:`~bot.slack.grammar_plan.budget_phrase`)
+    is ``plan`` with those words."""
     cmd = parse(text)
     if cmd.kind in ("query", "did_you_mean") and (tidied := tidy(text)) != text:
         again = parse(tidied)
         cmd = cmd if again.kind == "query" else again
+    if cmd.kind in ("query", "usage", "did_you_mean") or cmd.error:
+        words = tidy(text).split()  # `1 hour every friday`, `周五读1小时`: a plan (QA round 19)
+        if words and words[0].casefold() not in ("plan", "计划") and budget_phrase(plan_fields(words)):
+            return parse("plan " + " ".join(words))
     if cmd.kind == "query" or cmd.error:
         meant = dm_request(tidy(text))
         if meant is not None and ((again := parse(meant)).error is None or cmd.kind in ("query", "plan")):

@@ -227,13 +227,23 @@ EMOJI_CODE = re.compile(r"^:[a-z0-9_+'-]+:$", re.IGNORECASE)
 """A Slack emoji code typed as a word (``:coffee:``, ``:white_check_mark:``, ``:+1:``)."""
 
 
+DONE_MARKERS = frozenset({"已读", "读完", "读完了", "已读完", "看完", "看完了", "done", "finished", "read"})
+"""Words saying "read" typed before or after the post a ``read`` names (``read p-eagle 已读``, ``read
+p-eagle done``: QA round 19, searched for ``p-eagle 已读``): no part of the post's name."""
+
+
 def post_arg(rest: list[str]) -> str:
     """The post a ``read`` / ``unread`` names: each word without the :data:`QUOTES` and :data:`MARKUP`
     typed around it (``read “p-eagle”``, ``read *p-eagle*``) and without emoji codes (``read
     :white_check_mark: p-eagle``; QA round 15); ``""`` (the command asks which post) for words that
-    only point at one (``read it``, ``read the first one``: :data:`PRONOUN_POST`; QA round 12)."""
-    words = (w.strip(QUOTES + MARKUP).strip(QUOTES) for w in rest if not EMOJI_CODE.match(w))
-    text = " ".join(w for w in words if w)
+    only point at one (``read it``, ``read the first one``: :data:`PRONOUN_POST`; QA round 12);
+    :data:`DONE_MARKERS` at either end left out while other words remain."""
+    words = [w for w in (w.strip(QUOTES + MARKUP).strip(QUOTES) for w in rest if not EMOJI_CODE.match(w)) if w]
+    while len(words) > 1 and words[-1].casefold().strip(".!。！") in DONE_MARKERS:
+        words.pop()
+    while len(words) > 1 and words[0].casefold() in DONE_MARKERS:
+        words.pop(0)
+    text = " ".join(words)
     return "" if PRONOUN_POST.match(text) else text
 
 

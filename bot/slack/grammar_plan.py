@@ -22,6 +22,17 @@ _ZH_DAY_DIGITS = "一二三四五六日"
 """A weekday's own character after ``每周`` read as the keyword (``每周五 1小时``: ``五``), Monday first."""
 
 
+_READ_WORDS = frozenset({"读", "阅读", "看"})
+"""Chinese for "read" between a plan's day and its amount (``每周五读 1 小时``): no part of either."""
+
+
+def budget_phrase(fields: dict[str, Any]) -> bool:
+    """Whether ``fields`` (:func:`plan_fields` of text typed without ``plan``) are a weekly budget with
+    a day (``1 hour every friday``, ``周五读1小时``: QA round 19): minutes AND a weekday, no error;
+    a duration alone, or a day alone, is no plan (a search keeps such words)."""
+    return not fields.get("error") and fields.get("minutes") is not None and fields.get("schedule") is not None
+
+
 def _day_of(word: str) -> int | None:
     """The weekday (0 = Monday) ``word`` names (``friday``, ``fridays``, ``周五``, ``每周五``), else None."""
     return weekday_of(time_word(word.casefold()))
@@ -40,6 +51,7 @@ def _split_days(words: list[str]) -> tuple[list[str], int | None]:
             split.extend(glued.groups())
         else:
             split.append(word)
+    split = [w for w in split if w not in _READ_WORDS]  # `每周五读 1 小时` (QA round 19)
     days = [d for w in split if (d := _day_of(w)) is not None]
     if len(set(days)) != 1:
         return words, None

@@ -38,7 +38,7 @@ def _text(slack, words: str) -> str:
     [
         ("what can you do", "`/vllm-path follow pd`"),
         ("how do I use this", "`/vllm-path follow pd`"),
-        ("home", "`/vllm-path follow pd`"),
+        ("home", "then its *Home* tab"),  # QA round 18: one line on how to open App Home
         ("怎么用", "`/vllm-path follow pd`"),
         ("你能做什么", "`/vllm-path follow pd`"),
         ("cancel 1", "`/vllm-path reminders cancel 1`"),

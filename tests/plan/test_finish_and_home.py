@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 from bot.config import Settings
 from bot.domain import paths
 from bot.runtime import Runtime
+from bot.slack.commands.plan import related_track
 from bot.slack.handlers import Caller, Handlers, UserInfo
 from tests.standin.blockkit import validate_blocks
 
@@ -62,9 +63,10 @@ def test_marking_every_essential_step_read_gives_the_finish_message(runtime) -> 
     reply = h.command(ALICE, f"read {ess[-1]}")
     validate_blocks(reply.blocks)
     text = json.dumps(reply.blocks)
-    nxt = paths.next_track(cat, "pd")
+    nxt = related_track(cat, "pd")  # QA round 19: never pd's own prerequisite (internals)
+    assert nxt is not None and nxt not in cat.track("pd").before
     assert "finished the essential path of PD disaggregated serving" in text
-    assert cat.track(nxt).names.en in text and f"/vllm-path {nxt}" in text
+    assert cat.track(nxt).names.en.replace("&", "&amp;") in text and f"/vllm-path {nxt}" in text  # mrkdwn-escaped
     assert "Further reading" in text
     assert set(runtime.store.finished_paths("T1", "U1")) == {"pd"}
     # once: reading it again (or more of the track) does not finish it again

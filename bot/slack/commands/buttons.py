@@ -158,9 +158,13 @@ def more_results(ctx: Context, value: ButtonValue) -> Reply | None:
 
 
 def open_path(ctx: Context, value: ButtonValue) -> Reply | None:
-    """*Open path*: the track's path with the reader's progress (from App Home, in a modal)."""
+    """*Open path*: the track's path with the reader's progress (from App Home, in a modal); under
+    search results a new message, the results kept (QA round 19: the path replaced them)."""
     tid = _track(ctx, value)
-    return replies.track_view(ctx, tid) if tid else replies.redraw(ctx, value.v, None, offset=value.o)
+    if not tid:
+        return replies.redraw(ctx, value.v, None, offset=value.o)
+    path = replies.track_view(ctx, tid)
+    return replace(path, keep_original=True) if value.v.startswith("search:") else path
 
 
 def more_steps(ctx: Context, value: ButtonValue) -> Reply | None:

@@ -95,11 +95,6 @@ def no_users_info(team_id: str, user_id: str) -> UserInfo:
     return UserInfo()
 
 
-def _track_words(track: Any) -> set[str]:
-    """A track's id, aliases and names, case-folded: words naming it, in no language of their own."""
-    return {w.casefold() for w in (track.id, *track.aliases, track.names.get("en"), track.names.get("zh")) if w}
-
-
 CHANNEL_OK = "ok"
 """:data:`ChannelCheck` answer: the bot can post in the channel."""
 CHANNEL_INVITE = "invite"
@@ -306,8 +301,8 @@ class Reader:
 @dataclass
 class Context:
     """One request: ``rt``, ``caller``, ``lang`` (chosen with ``lang``, else zh when ``typed`` holds a
-    Chinese word that is no track's or post's name (``dm on 周五``, ``remind p-eagle 明天``, ``plan
-    30分钟``: QA round 18, day words included) or is all Chinese (``推测解码``), else the Slack locale
+    Chinese word, a Chinese track or post name included (``dm on 周五``, ``plan 30分钟``: QA round 18;
+    ``follow 推测解码``, ``推测解码 spec``: QA round 19), else the Slack locale
     zh* -> zh, else en: the language of this reply, stored only by ``lang``); Slack only through ``users_info``,
     ``channel_check``, ``announce``."""
 
@@ -336,19 +331,10 @@ class Context:
         chosen = self.reader.chosen_lang
         if chosen in LANGS:
             return chosen
-        if any(has_han(w) and not self._names_track_or_post(w) for w in self.typed.split()):
-            return "zh"  # QA round 18: `dm on 周五` was answered in English, `plan 30分钟` in Chinese
-        if has_han(self.typed) and not any(w.isascii() and w.isalpha() for w in self.typed.split()):
-            return "zh"  # `推测解码`: a Chinese track name and nothing else
+        if has_han(self.typed):
+            return "zh"  # QA round 19: `follow 推测解码`, `推测解码 spec` were answered in English
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
         return "zh" if locale.startswith("zh") else "en"
-
-    def _names_track_or_post(self, word: str) -> bool:
-        """Whether ``word`` is only a track's or a post's name (id, alias, title): no language of its own."""
-        cat, low = self.find.catalog, word.casefold()
-        if cat.has_track(low) or cat.resolve_post_id(low):
-            return True
-        return any(low in _track_words(tr) for tr in cat.tracks)
 
     def person(self, user_id: str) -> str:
         """``user_id``'s Slack name (``users.info``), else "someone" (never a raw id or a mention)."""

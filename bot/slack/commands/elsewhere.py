@@ -10,6 +10,7 @@ import re
 
 from bot.slack import grammar
 from bot.slack.commands.context import Context
+from bot.slack.commands.remind import with_post
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, esc, truncate
 from bot.slack.views import messages as views
@@ -43,7 +44,8 @@ def refusal(ctx: Context, cmd: grammar.Command) -> Reply | None:
     where, lang = _shown(ref.ref), ctx.lang
     here = truncate(" ".join((cmd.here or cmd.kind).replace("`", "").split()), 200)
     other = "_other" if ref.kind == "person" and _NO_ONE_NAMED.match(ref.ref) else ""  # never a mention
-    if cmd.kind == "remind":
+    if cmd.kind == "remind":  # `remind <!here> tomorrow`: which post, too (QA round 19)
+        here = truncate(" ".join(with_post(ctx, cmd.here or cmd.kind).replace("`", "").split()), 200)
         return views.text_reply(t("elsewhere.remind" + other, lang, who=where, command=here))
     if cmd.kind in _DIGEST_OF and ref.kind == "channel":
         digest = truncate(f"{_DIGEST_OF[cmd.kind]} {cmd.arg}".strip(), 200)

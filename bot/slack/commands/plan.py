@@ -187,18 +187,25 @@ def finish_notice(s: Context, post_ids: list[str], before: set[str]) -> Mrkdwn |
 
 def next_after_finish(s: Context, track_id: str, finished: Collection[str]) -> str | None:
     """The track to read after finishing ``track_id``'s essential path: what the finish message
-    offers and ``recommend`` then recommends (QA: the two disagreed). The first track the caller
-    follows whose essential path is not all read, else :func:`related_track` (never a ``finished``
-    track, ids recorded in the store); None when there is none."""
+    offers and ``recommend`` then recommends (QA: the two disagreed), :func:`next_choice`'s track;
+    None when there is none."""
     chosen = next_choice(s, track_id, finished)
     return chosen[0] if chosen else None
 
 
 def next_choice(s: Context, track_id: str, finished: Collection[str]) -> tuple[str, str, int] | None:
-    """:func:`next_after_finish` with why it was chosen: ``(track id, reason, count)``, the reason
-    ``follow`` (the caller follows it) or one of :func:`related_choice`'s; None when there is none."""
-    mine = [tid for tid in unfinished_follows(s) if tid != track_id and tid not in finished]
-    return (mine[0], "follow", 0) if mine else related_choice(s.catalog, track_id, finished)
+    """:func:`next_after_finish` with why it was chosen: ``(track id, reason, count)``. A track naming
+    ``track_id`` as read-first (``after``), else the first track the caller follows whose essential
+    path is not all read (``follow``), else :func:`related_choice`'s ``linked`` or ``shared`` track;
+    never ``track_id``'s own read-first tracks (QA round 19: finishing a path offered its
+    prerequisite), ``track_id`` or a ``finished`` one (ids recorded in the store); None when none is left."""
+    choices = related_choices(s.catalog, track_id, finished)
+    after = [c for c in choices if c[1] == "after"]
+    if after:
+        return after[0]
+    own = set(s.catalog.track(track_id).before)
+    mine = [tid for tid in unfinished_follows(s) if tid != track_id and tid not in finished and tid not in own]
+    return (mine[0], "follow", 0) if mine else next(iter(choices), None)
 
 
 def related_track(cat: Catalog, track_id: str, finished: Collection[str] = ()) -> str | None:
@@ -207,17 +214,26 @@ def related_track(cat: Catalog, track_id: str, finished: Collection[str] = ()) -
     return chosen[0] if chosen else None
 
 
+MIN_SHARED = 2
+"""The fewest posts a track must share with a finished path to be offered for sharing them (QA round
+19: one shared post offered an unrelated track)."""
+
+
 def related_choice(cat: Catalog, track_id: str, finished: Collection[str] = ()) -> tuple[str, str, int] | None:
-    """The track the catalog relates to ``track_id`` and why, ``(track id, reason, count)``: one naming
-    it in ``before`` (``after``: read after it), else one of its own ``before`` (``before``), else the
-    track most often holding a post that ``catalog/relations.yaml`` links to or from a post of its
-    path (``linked``: a sequel, an update; ``count`` such posts), else the track sharing most posts
-    with its path (``shared``, ``count`` posts; QA round 18: 7 of 14 tracks offered nothing); ties go
-    to catalog order. Never ``track_id`` nor a ``finished`` one; None when no track is left."""
-    skip = {*finished, track_id}
+    """The first of :func:`related_choices`, else None."""
+    return next(iter(related_choices(cat, track_id, finished)), None)
+
+
+def related_choices(cat: Catalog, track_id: str, finished: Collection[str] = ()) -> list[tuple[str, str, int]]:
+    """The tracks the catalog relates to ``track_id`` and why, best first, ``(track id, reason,
+    count)``: those naming it in ``before`` (``after``: read after it), then the tracks most often
+    holding a post that ``catalog/relations.yaml`` links to or from a post of its path (``linked``: a
+    sequel, an update; ``count`` such posts), then those sharing at least :data:`MIN_SHARED` posts with
+    its path (``shared``, ``count`` posts); ties go to catalog order. Never ``track_id``, a
+    ``finished`` one nor one of ``track_id``'s own ``before`` (its prerequisite: QA round 19); each once."""
+    skip = {*finished, track_id, *cat.track(track_id).before}
     order = {tr.id: i for i, tr in enumerate(cat.tracks)}
     after = [tr.id for tr in cat.tracks if track_id in tr.before]
-    own = [b for b in cat.track(track_id).before if cat.has_track(b)]
     steps = cat.order(track_id)
     linked: Counter[str] = Counter()
     for rel in cat.relations:
@@ -231,11 +247,16 @@ def related_choice(cat: Catalog, track_id: str, finished: Collection[str] = ()) 
 
     choices = [
         *((tid, "after", 0) for tid in after),
-        *((tid, "before", 0) for tid in own),
         *((tid, "linked", n) for tid, n in ranked(linked)),
-        *((tid, "shared", n) for tid, n in ranked(shared)),
+        *((tid, "shared", n) for tid, n in ranked(shared) if n >= MIN_SHARED),
     ]
-    return next((c for c in choices if c[0] not in skip and cat.has_track(c[0])), None)
+    seen: set[str] = set()
+    kept = []
+    for choice in choices:
+        if choice[0] not in skip and choice[0] not in seen and cat.has_track(choice[0]):
+            seen.add(choice[0])
+            kept.append(choice)
+    return kept
 
 
 def unfinished_follows(s: Context) -> list[str]:

@@ -224,6 +224,27 @@ def _next_read(ctx: Context) -> str | None:
     return None
 
 
+POST_PLACEHOLDER = {"en": "<post>", "zh": "<文章>"}
+"""What stands for the post in a suggested ``remind`` that names none (the reader fills it in)."""
+
+
+def with_post(ctx: Context, command: str) -> str:
+    """``command`` (a ``remind`` as typed, without its keyword's target: ``remind tomorrow``) with a post
+    before its day when it names none: the caller's next read (:func:`_next_read`), else
+    :data:`POST_PLACEHOLDER` (QA round 19: ``remind <!here> tomorrow`` suggested ``remind tomorrow``,
+    which then asked "Which post?"); else ``command`` as it was."""
+    words = command.split()
+    if len(words) < 2:
+        return command
+    today = local_today(datetime.now(UTC), ctx.timezone())
+    typed = drop_read_words(_unglue_day(_time_first(words[1:])))
+    choice = choose_day(day_last(typed, today), today)
+    if choice.rest or choice.error:
+        return command
+    post = _next_read(ctx) or POST_PLACEHOLDER.get(ctx.lang, POST_PLACEHOLDER["en"])
+    return " ".join([words[0], post, *words[1:]])
+
+
 def _typed_id(ctx: Context, words: list[str]) -> str | None:
     """The post id typed among ``words`` (``p-eagle foo``) or spelled with spaces (``p eagle``), the
     example a "which post?" reply gives before the best match's (QA); else None."""
@@ -286,7 +307,7 @@ def reminders(ctx: Context, cmd: grammar.Command) -> Reply:
 
 def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:
     """*Remind me next week* (the day in the value's ``d``): a short answer (App Home and the
-    reminders list are drawn again)."""
+    reminders list are drawn again), a new message under a track's path or search results, which stay."""
     cat = ctx.catalog
     pid = cat.resolve_post_id(value.p) if value.p else None
     if pid is None or not cat.has_post(pid) or (value.t and replies.current_track(ctx, value.t) is None):
@@ -294,10 +315,11 @@ def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:
     if (no_link := _no_link(ctx, pid)) is not None:
         return replies.redraw(ctx, value.v, no_link, offset=value.o)
     notice, stored = _set(ctx, pid, (value.d or "").split())
-    if value.v == "home" or value.v.startswith(("search:", "latest:")) or value.v in ("next", "latest", "reminders"):
+    if value.v == "home" or value.v.startswith("latest:") or value.v in ("next", "latest", "reminders"):
         return replies.redraw(ctx, value.v, notice, offset=value.o)  # App Home and lists: drawn again
     answer = _answer(ctx, pid, notice, stored)  # QA round 18: under a track's path, a new answer, the path kept
-    return replace(answer, keep_original=True) if answer is not None and value.v.startswith("track:") else answer
+    kept = value.v.startswith(("track:", "search:"))  # QA round 19: search results kept too
+    return replace(answer, keep_original=True) if answer is not None and kept else answer
 
 
 def cancel_button(ctx: Context, value: ButtonValue) -> Reply | None:

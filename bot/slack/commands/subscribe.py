@@ -322,11 +322,13 @@ def list_subscriptions(ctx: Context, cmd: grammar.Command) -> Reply:
 
 def _subscriptions(ctx: Context, subs: list[Subscription]) -> Reply:
     """The channel's digests with a hint the caller may follow: how to stop or move one of theirs
-    (:meth:`Context.may_stop`), else who may (the first digest's creator, or an admin)."""
+    (:meth:`Context.may_stop`), else who may (the first digest's creator, or an admin); with several
+    digests, who set up each (:meth:`Context.person`, one line each)."""
     mine = [x.track_id for x in subs if ctx.may_stop(x.created_by)]
     owner = ctx.person(subs[0].created_by or "") if subs and not mine else None
+    owners = [ctx.person(x.created_by or "") for x in subs] if len(subs) > 1 else None  # QA round 19: each its own
     in_dm = (ctx.caller.channel_id or "D").startswith("D")
-    return views.subscriptions_reply(ctx.catalog, subs, ctx.lang, mine=mine, owner=owner, in_dm=in_dm)
+    return views.subscriptions_reply(ctx.catalog, subs, ctx.lang, mine=mine, owner=owner, in_dm=in_dm, owners=owners)
 
 
 _BY_USER = re.compile(r"^((?:stopped|snoozed) by )([UW][A-Z0-9]{2,})$")

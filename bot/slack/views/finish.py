@@ -19,7 +19,8 @@ def finish_text(
     """The finish message (escaped mrkdwn, under 3,000 characters) of the reader's ``state``: the
     count of steps covered and their minutes (QA round 18: every title listed made it ~700
     characters), unread further reading (:data:`MAX_FURTHER`; one waiting for a step before it says
-    which: ``next`` passes it) and ``next_track`` (an id) to offer, with ``why`` (:func:`finish_reason`)."""
+    which: ``next`` passes it) and ``next_track`` (an id) to offer, with ``why`` (:func:`finish_reason`);
+    with none, a pointer to ``/vllm-path recommend``."""
     path = state.path
     ess = path.essentials
     name = path.track.names.get(lang)
@@ -37,6 +38,8 @@ def finish_text(
     if next_track is not None:
         offer = t("finish.next", lang, track=catalog.track(next_track).names.get(lang), track_id=next_track)
         lines.append(offer if why is None else _sentence(offer + Mrkdwn(" · ") + why, lang))
+    else:  # QA round 19: no track close enough to offer: where to look instead
+        lines.append(t("finish.recommend", lang))
     return Mrkdwn("\n").join(lines)
 
 

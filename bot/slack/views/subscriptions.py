@@ -121,13 +121,16 @@ def subscriptions_reply(
     mine: Sequence[str] | None = None,
     owner: str | None = None,
     in_dm: bool = False,
+    owners: Sequence[str] | None = None,
 ) -> Reply:
     """The digests of a channel, and how to stop or move one (named with the first's track).
     ``mine``: track ids of the digests the caller may stop or change (``None``: every one); when it
     is empty the hint says who may instead (``owner``, the first digest's creator's name, and
     workspace admins; QA: a reader was shown "Stop one: …" that they were not allowed to do).
     ``in_dm``: asked in a DM, which has no digests: it says digests are set up in a channel (QA: it
-    suggested a ``subscribe`` that a DM refuses)."""
+    suggested a ``subscribe`` that a DM refuses). ``owners``: the name of who set up each of ``subs``
+    (same order); with several digests each line says who set it up, and the hint for one who may
+    stop none says "who set each up" (QA round 19: one person was named for all)."""
     subs = list(subs)
     blocks: list[Json] = [header(t("subs.header", lang))]
     if not subs:
@@ -135,9 +138,14 @@ def subscriptions_reply(
         blocks.append(section(none))
         return make_reply(blocks, none)
     lines = [subscription_line(catalog, s, lang) for s in subs]
+    several = owners is not None and len(owners) == len(subs) > 1
+    if owners is not None and several:
+        lines = [line + t("subs.set_by", lang, person=who) for line, who in zip(lines, owners, strict=True)]
     blocks.extend(sections(lines)[:40])
     if mine is None or mine:
         blocks.append(context(t("subs.hint", lang, track=mine[0] if mine else subs[0].track_id)))
+    elif several:
+        blocks.append(context(t("subs.hint_others_each", lang)))
     else:
         blocks.append(context(t("subs.hint_others", lang, person=owner or t("name.someone", lang))))
     return make_reply(blocks, Mrkdwn("\n").join(lines))
