@@ -76,7 +76,7 @@ def plan_fields(rest: list[str]) -> dict[str, Any]:
     negative = text.startswith("-")  # "plan -5m": out of range, not unreadable
     amount = text[1:].strip() if negative else text
     minutes = parse_minutes(amount)
-    if minutes is None and amount.isdigit():
+    if minutes is None and amount.isascii() and amount.isdigit():  # not "²": a digit int() refuses
         minutes = int(amount)  # "plan 30": minutes
     if minutes is None:
         shown = " ".join(rest) if weekday is not None else text

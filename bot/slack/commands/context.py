@@ -95,6 +95,11 @@ def no_users_info(team_id: str, user_id: str) -> UserInfo:
     return UserInfo()
 
 
+OPTION_WORDS = frozenset({"读书会"})
+"""Chinese names of a command's options (``club``'s ``读书会``, :mod:`bot.slack.grammar`): one of them
+alone in an English command does not make it Chinese (QA: ``subscribe rl monday 读书会`` answered,
+and set up the channel's digest, in Chinese); any other Chinese word does (QA rounds 18 and 19)."""
+
 CHANNEL_OK = "ok"
 """:data:`ChannelCheck` answer: the bot can post in the channel."""
 CHANNEL_INVITE = "invite"
@@ -301,7 +306,8 @@ class Reader:
 @dataclass
 class Context:
     """One request: ``rt``, ``caller``, ``lang`` (chosen with ``lang``, else zh when ``typed`` holds a
-    Chinese word, a Chinese track or post name included (``dm on 周五``, ``plan 30分钟``: QA round 18;
+    Chinese word other than an option name (:data:`OPTION_WORDS`), a Chinese track or post name
+    included (``dm on 周五``, ``plan 30分钟``: QA round 18;
     ``follow 推测解码``, ``推测解码 spec``: QA round 19), else the Slack locale
     zh* -> zh, else en: the language of this reply, stored only by ``lang``); Slack only through ``users_info``,
     ``channel_check``, ``announce``."""
@@ -331,7 +337,7 @@ class Context:
         chosen = self.reader.chosen_lang
         if chosen in LANGS:
             return chosen
-        if has_han(self.typed):
+        if has_han(" ".join(w for w in self.typed.split() if w not in OPTION_WORDS)):
             return "zh"  # QA round 19: `follow 推测解码`, `推测解码 spec` were answered in English
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
         return "zh" if locale.startswith("zh") else "en"
