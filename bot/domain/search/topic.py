@@ -425,8 +425,9 @@ class TopicIndex(TrackIndex):
         norm = self._rewrite(normalize(query))
         return self._topic_track(self._units(norm, query=True))
 
-    def _topic_track(self, units: list[_Unit]) -> TrackMatch | None:
-        """:meth:`topic_track` of a query's units."""
+    def _framing(self, units: list[_Unit]) -> list[bool]:
+        """Per unit of a query, whether it frames a learning request (a ``topic_phrases`` phrase, or
+        ``where do i start``'s group): all ``False`` when the query is no learning request."""
         keys = [_unit_key(u) for u in units]
         framing = [False] * len(units)
         i = 0
@@ -446,6 +447,11 @@ class TopicIndex(TrackIndex):
             for j in range(i, i + n):
                 framing[j] = True
             i += max(n, 1)
+        return framing
+
+    def _topic_track(self, units: list[_Unit]) -> TrackMatch | None:
+        """:meth:`topic_track` of a query's units."""
+        framing = self._framing(units)
         if not any(framing):
             return None
         rest = [u for u, f in zip(units, framing, strict=True) if not f]
