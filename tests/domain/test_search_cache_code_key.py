@@ -45,3 +45,14 @@ def test_a_new_process_keys_by_the_new_code(fresh_code_digest, monkeypatch) -> N
     cache._code_digest.cache_clear()  # a process started after the deploy
     after = cache.vocabulary_key(ROOT), cache.catalog_key(ROOT)
     assert after[0] != before[0] and after[1] != before[1]
+
+
+def test_the_text_folding_is_part_of_the_search_code(fresh_code_digest, monkeypatch) -> None:
+    """A change to ``bot/domain/text.py`` alone (a Traditional character's fold) builds the index
+    again: the index was read with it (round zh's finding, 2026-12-07)."""
+    before = cache._code_digest("search")
+    cache._code_digest.cache_clear()
+    text_py = Path(cache.__file__).parent.parent / "text.py"
+    original = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: original(self) + (b"\n# fold\n" if self == text_py else b""))
+    assert cache._code_digest("search") != before

@@ -55,16 +55,17 @@ def _hash_files(digest: Any, files: list[Path]) -> None:
 @functools.cache
 def _code_digest(kind: str) -> bytes:
     """SHA-256 of the code that reads a catalog (``kind`` ``"catalog"``: the catalog package,
-    budget.py, graphs.py, paths.py) or builds its search (``"search"``: this package's modules and
-    word list), as this process first read it: computed once per process, so that a process running
-    older code (a deploy beside a running server) never keeps its pickles under newer files' key,
-    where the new code would restore objects of the old shape."""
+    budget.py, graphs.py, paths.py) or builds its search (``"search"``: this package's modules, its
+    word list and ``bot/domain/text.py``), as this process first read it: computed once per process,
+    so that a process running older code (a deploy beside a running server) never keeps its pickles
+    under newer files' key, where the new code would restore objects of the old shape."""
     here = Path(__file__).parent
     if kind == "catalog":
         catalog_code = here.parent / "catalog"
         files = [*sorted(catalog_code.glob("*.py")), *(here.parent / f"{m}.py" for m in ("budget", "graphs", "paths"))]
     else:
-        files = [*sorted(here.glob("*.py")), here / "data" / "english-words.txt"]
+        # and the text folding it reads with (bot/domain/text.py: a Traditional character's fold)
+        files = [*sorted(here.glob("*.py")), here / "data" / "english-words.txt", here.parent / "text.py"]
     digest = hashlib.sha256(kind.encode())
     _hash_files(digest, files)
     return digest.digest()

@@ -17,8 +17,11 @@ posts are ranked by their best question's score plus their whole text's and show
 question about training a model (:mod:`bot.domain.search.scope`): those keep their refusal. Holdout
 round v: a short question (:data:`SHORT_WORDS`) is answered by a post sharing all its words but one
 (:data:`SHORT_SCORE`), and a learning request in plain words (``teach me``, ``想入门`` and no field
-term) names the track its closest posts belong to (:meth:`PlainIndex._plain_track`). The
-indexes are built on the first such question (a few milliseconds), never at import.
+term) names the track its closest posts belong to (:meth:`PlainIndex._plain_track`). Chinese in
+everyday words (holdout rounds s-v): a shared character pair standing alone as a word of the
+posts counts as a whole word (:data:`PAIR_IDF`), and the question's Chinese glossary forms also score through their
+term's English words (:data:`GLOSSARY_SHARE`). The indexes are built on the first such question (a
+few milliseconds), never at import.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ PLAIN_SCORE = 15.0
 a plain-words question to be answered; calibrated on every off-topic set (none above it is shown)."""
 
 PLAIN_SHARED = 3
-"""Distinct words (Latin stems; Chinese character pairs count half) a plain-words question must
-share with that curated question."""
+"""Distinct words (Latin stems; Chinese character pairs count half, a rare one whole:
+:data:`PAIR_IDF`) a plain-words question must share with that curated question."""
 
 PLAIN_FLOOR = 0.8
 """Posts shown: those whose score (best question's plus whole text's) is at least this share of the
@@ -57,9 +60,10 @@ every set (~340): the highest off-topic post score that also shares :data:`POST_
 flight) with three shared words."""
 
 POST_SHARED = 4.0
-"""Distinct words (Latin stems; Chinese character pairs count half) a plain-words question must
-share with the best post's whole text for :data:`POST_SCORE` to answer it; no off-topic row under
-:data:`POST_SCORE`'s highest scores shares four."""
+"""Distinct words (Latin stems; Chinese character pairs count half, a rare one whole:
+:data:`PAIR_IDF`) a plain-words question must share with the best post's whole text for
+:data:`POST_SCORE` to answer it; no off-topic row under :data:`POST_SCORE`'s highest scores shares
+four."""
 
 SHORT_WORDS = 7.0
 """A plain-words question of at most this many words (Chinese pairs count half) is short: the best
@@ -92,7 +96,27 @@ TRACK_TRAINING_SCORE = 12.0
 """The whole-text score the best post must reach for a learning request about training a model
 (rl's rollouts: 14.7 and up; a child's attention training, a model railway: 7.4 and under)."""
 
+PAIR_SHARE = 0.5
+"""What a shared Chinese character pair counts as (half a word) unless it is rare (:data:`PAIR_IDF`)."""
+
+PAIR_IDF = 1.5
+"""The whole-text BM25 idf (over the posts, :class:`_Posts`) from which a shared Chinese character
+pair standing alone as a word (:meth:`PlainIndex._word_shares`: ``副本``, ``测速``) counts as a whole
+word rather than :data:`PAIR_SHARE`; the pairs in most posts (``模型`` 0.6, ``部署`` 0.8) stay
+halves. Calibrated on every Chinese topic set (zh s-v) and every off-topic set: 0 to 2.2 answer the
+same rows and show no more off-topic ones, 2.5 answers one row fewer."""
+
+GLOSSARY_SHARE = 1.0
+"""The words a Chinese glossary form of the question (``注意力``, ``A卡``) adds to those it shares
+with a post through its term's English form (``attention``, ``amd``: the posts' English text is
+richer than their Chinese), split over that form's words: a form counts one word. Calibrated on
+every off-topic set: 1.5 shows a CI pipeline's dependency cache question, 0.75 answers two topic
+rows fewer."""
+
 _K1, _B = 1.2, 0.75
+
+_LATIN_RE = re.compile(r"[a-z0-9]{2,}")
+"""A Latin word of two characters or more (of a glossary term's English form)."""
 
 _API_PATH_RE = re.compile(r"(?<![\w/.])/v1(?:/[a-z_]+)*(?![\w.])", re.IGNORECASE)
 """An OpenAI-compatible API path (``/v1``, ``/v1/chat/completions``, ``/v1/embeddings``): the API,
@@ -199,9 +223,12 @@ class PlainIndex(EvidenceIndex):
             {t: math.log(1 + (n - len(d) + 0.5) / (len(d) + 0.5)) for t, (d, _) in lists.items()},
         )
 
-    def _post_scores(self, text: str, tokens: list[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _post_scores(
+        self, text: str, tokens: list[str] | None = None, shares: dict[str, float] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Per post (catalog order): its whole-text BM25 score for ``text`` (or for ``tokens``, when
-        given) and the words they share (a Chinese pair counts half), both float64."""
+        given) and the words they share (each token as ``shares`` counts it, 0 when it lacks it; without
+        ``shares`` a Latin stem 1, a Chinese pair :data:`PAIR_SHARE`), both float64."""
         corpus = self._posts_text
         scores = np.zeros(len(self._catalog.posts), dtype=np.float64)
         shared = np.zeros(len(self._catalog.posts), dtype=np.float64)
@@ -210,12 +237,15 @@ class PlainIndex(EvidenceIndex):
             if hit is None:
                 continue
             scores[hit[0]] += corpus.idf[token] * hit[1]
-            shared[hit[0]] += 1.0 if token.isascii() else 0.5
+            shared[hit[0]] += shares.get(token, 0.0) if shares is not None else 1.0 if token.isascii() else PAIR_SHARE
         return scores, shared
 
-    def _plain_scores(self, text: str, tokens: list[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _plain_scores(
+        self, text: str, tokens: list[str] | None = None, shares: dict[str, float] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Per curated question: its BM25 score for ``text`` (or for ``tokens``, when given) and the
-        words they share (a Chinese pair counts half), both float64."""
+        words they share (each token as ``shares`` counts it, 0 when it lacks it; without ``shares``
+        a Latin stem 1, a Chinese pair :data:`PAIR_SHARE`), both float64."""
         corpus = self._questions
         scores = np.zeros(len(corpus.owner), dtype=np.float64)
         shared = np.zeros(len(corpus.owner), dtype=np.float64)
@@ -224,16 +254,66 @@ class PlainIndex(EvidenceIndex):
             if ids is None:
                 continue
             scores[ids] += corpus.idf[token] * (_K1 + 1) / (1 + corpus.norm[ids])
-            shared[ids] += 1.0 if token.isascii() else 0.5
+            shared[ids] += shares.get(token, 0.0) if shares is not None else 1.0 if token.isascii() else PAIR_SHARE
         return scores, shared
 
-    def _short_answered(self, text: str, score: float, shared: float) -> bool:
+    def _word_shares(self, text: str) -> dict[str, float]:
+        """Each token of ``text`` (:meth:`_plain_tokens`) → how much of a word it counts as when
+        shared: a Latin stem 1; a Chinese character pair :data:`PAIR_SHARE`, or 1 when it stands
+        alone as a word of the posts: rare in their whole text (BM25 idf at least :data:`PAIR_IDF`)
+        and neither pair beside it in the question in their text (``测速`` of ``第三方测速网站``; the
+        three pairs of ``图形界面`` stay halves, one longer word)."""
+        idf = self._posts_text.idf
+        out = {t: 1.0 for t in self._plain_tokens(text) if t.isascii()}
+        for cjk, _ in _parts(text):
+            pieces = self._plain_cutter.split(cjk) if cjk and self._plain_cutter is not None else [cjk]
+            for piece in pieces:
+                pairs = _bigrams(piece) if len(piece) >= 2 else []
+                for i, pair in enumerate(pairs):
+                    beside = (i > 0 and pairs[i - 1] in idf) or (i + 1 < len(pairs) and pairs[i + 1] in idf)
+                    alone = idf.get(pair, 0.0) >= PAIR_IDF and not beside
+                    out[pair] = max(out.get(pair, 0.0), 1.0 if alone else PAIR_SHARE)
+        return out
+
+    @cached_property
+    def _zh_forms(self) -> dict[str, tuple[str, ...]]:
+        """Each Chinese glossary form of two characters or more (casefolded, Simplified) of a term
+        that is not ``everyday`` → the stems of its term's canonical English form (stop words left
+        out; ``多轮`` → ``('multi', 'turn')``), built on first use."""
+        out: dict[str, tuple[str, ...]] = {}
+        for term in self._vocab.glossary:
+            words = tuple(dict.fromkeys(stem(w) for w in _LATIN_RE.findall(term.term) if w not in self._ignorable))
+            if term.sense == "everyday" or not words:
+                continue
+            out.update((form, words) for form in term.forms if len(form) >= 2 and not form.isascii())
+        return out
+
+    def _glossary_words(self, text: str, have: set[str]) -> dict[str, float]:
+        """The English words the Chinese glossary forms in ``text`` (normalized) stand for, those
+        not in ``have`` (its own tokens), each with the share of a word it counts as when shared
+        (:data:`GLOSSARY_SHARE` over its form's words; the largest when two forms give it)."""
+        out: dict[str, float] = {}
+        for form, words in self._zh_forms.items():
+            if form in text:
+                for word in words:
+                    if word not in have:
+                        out[word] = max(out.get(word, 0.0), GLOSSARY_SHARE / len(words))
+        return out
+
+    def _short_answered(self, text: str) -> bool:
         """Whether a short plain-words question (at most :data:`SHORT_WORDS` words, Chinese pairs
-        counting half) is answered by the best post's whole text, which scores ``score`` and shares
-        ``shared`` of its words: all of them but one, at least :data:`POST_SHARED` minus one, and
-        :data:`SHORT_SCORE` (``tired of rebasing our patched fork``: holdout round v)."""
-        words = sum(1.0 if t.isascii() else 0.5 for t in self._plain_tokens(text))
-        return words <= SHORT_WORDS and shared >= max(POST_SHARED - 1.0, words - 1.0) and score >= SHORT_SCORE
+        counting half) is answered by the best post's whole text: it shares all its words but one,
+        at least :data:`POST_SHARED` minus one, and scores :data:`SHORT_SCORE` (``tired of rebasing
+        our patched fork``: holdout round v). Counted as round v calibrated it: every pair half, no
+        glossary words (a rare pair counting whole shows ``图形界面 设计``, a UI design question)."""
+        tokens = self._plain_tokens(text)
+        halves = {t: 1.0 if t.isascii() else PAIR_SHARE for t in tokens}
+        words = sum(halves.values())
+        if words > SHORT_WORDS:
+            return False
+        posts, shared = self._post_scores(text, tokens, halves)
+        lead = int(np.argmax(posts)) if len(posts) else 0
+        return bool(len(posts)) and shared[lead] >= max(POST_SHARED - 1.0, words - 1.0) and posts[lead] >= SHORT_SCORE
 
     def _plain_answer(self, text: str, units: list[_Unit], topicality: Topicality) -> list[tuple[int, float]]:
         """The posts whose curated questions or whole text answer the plain-words question ``text``
@@ -246,15 +326,17 @@ class PlainIndex(EvidenceIndex):
             return []
         if any(self._other_tool(units, i) for i in range(len(units))):
             return []
-        scores, shared = self._plain_scores(text)
+        shares = self._word_shares(text)
+        extra = self._glossary_words(text, set(shares))
+        tokens = [*shares, *extra]
+        shares.update(extra)
+        scores, shared = self._plain_scores(text, tokens, shares)
         if not len(scores):
             return []
         by_question = bool(((scores >= PLAIN_SCORE) & (shared >= PLAIN_SHARED)).any())
-        posts, words = self._post_scores(text)
+        posts, words = self._post_scores(text, tokens, shares)
         lead = int(np.argmax(posts))
-        by_post = bool(posts[lead] >= POST_SCORE and words[lead] >= POST_SHARED) or self._short_answered(
-            text, float(posts[lead]), float(words[lead])
-        )
+        by_post = bool(posts[lead] >= POST_SCORE and words[lead] >= POST_SHARED) or self._short_answered(text)
         if not (by_question or by_post):
             return []
         best: dict[int, float] = {}
@@ -335,6 +417,9 @@ class PlainIndex(EvidenceIndex):
 
 __all__ = [
     "API_WORDS",
+    "GLOSSARY_SHARE",
+    "PAIR_IDF",
+    "PAIR_SHARE",
     "PLAIN_FLOOR",
     "PLAIN_SCORE",
     "PLAIN_SHARED",
