@@ -74,7 +74,7 @@ class HanTypos:
             found = {
                 form
                 for i in range(len(window))
-                if at + i in lone
+                if at + i in lone and not self._beside_a_form(window, i)
                 for form in self._by_gap.get(window[:i] + _GAP + window[i + 1 :], ())
             }
             if len(found) == 1:
@@ -82,6 +82,13 @@ class HanTypos:
             if found:
                 return None  # two readings: leave it
         return None
+
+    def _beside_a_form(self, window: str, i: int) -> bool:
+        """Whether the character at ``i``, at an end of ``window``, stands beside a glossary form as
+        typed (``马`` + ``训练`` in ``半马训练计划``: a half marathon's training, not ``后训练``): the
+        question already holds that word, the character belongs to another one (blind set w)."""
+        rest = window[1:] if i == 0 else window[:-1] if i == len(window) - 1 else ""
+        return rest in self._forms
 
 
 __all__ = ["HanTypos"]
