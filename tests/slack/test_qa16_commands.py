@@ -6,35 +6,20 @@ ordinary searches that look alike unchanged."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from bot.domain import paths
 from bot.slack.grammar import parse
-from bot.slack.handlers import Caller, Handlers, UserInfo
-from tests.dbutil import migrated_database_url
-
-
-@pytest.fixture
-def any_migrated_db_url(tmp_path: Path) -> Iterator[str]:
-    """SQLite only: these tests read the grammar and the replies; the store's SQL they reach runs on
-    both databases in the store's and the handlers' own tests (the suite's time: issue 43)."""
-    with migrated_database_url("sqlite", tmp_path) as url:
-        yield url
-
-
-ALICE = Caller("T1", "U1", "C1")
+from tests.slack.qa_commands import (
+    ALICE,
+    any_migrated_db_url,  # noqa: F401  (SQLite only here)
+    handlers,
+)
+from tests.slack.qa_commands import body as _body
 
 
 def _handlers(runtime):
-    return Handlers(runtime, users_info=lambda team, user: UserInfo())
-
-
-def _body(reply) -> str:
-    return json.dumps(reply.payload(), ensure_ascii=False)
+    return handlers(runtime)
 
 
 # --- 1. a plan set while the weekly DM is off

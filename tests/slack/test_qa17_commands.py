@@ -5,38 +5,25 @@ a reminder. Each through the real handlers, with the ordinary searches that look
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from bot.domain import paths
 from bot.domain.reminder_day import local_today, this_week_gone
 from bot.slack.grammar import parse
-from bot.slack.handlers import Caller, Handlers, UserInfo
-from tests.dbutil import migrated_database_url
+from tests.slack.qa_commands import (
+    ALICE,
+    any_migrated_db_url,  # noqa: F401  (SQLite only here)
+    handlers,
+)
+from tests.slack.qa_commands import body as _body
 
-
-@pytest.fixture
-def any_migrated_db_url(tmp_path: Path) -> Iterator[str]:
-    """SQLite only: these tests read the grammar and the replies; the store's SQL they reach runs on
-    both databases in the store's and the handlers' own tests (the suite's time: issue 43)."""
-    with migrated_database_url("sqlite", tmp_path) as url:
-        yield url
-
-
-ALICE = Caller("T1", "U1", "C1")
 OFF_TOPIC = ("none of it is on that", "没有一篇讲这个")
 
 
 def _handlers(runtime):
-    return Handlers(runtime, users_info=lambda team, user: UserInfo())
-
-
-def _body(reply) -> str:
-    return json.dumps(reply.payload(), ensure_ascii=False)
+    return handlers(runtime)
 
 
 def _zh(text: str) -> bool:

@@ -7,62 +7,25 @@ opened a track not followed; ``read spec`` did not say ``spec`` is a track. Thro
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bot.domain import paths
 from bot.slack.commands.plan import related_choice
 from bot.slack.grammar import parse
-from bot.slack.handlers import Caller, Handlers, UserInfo
-from bot.slack.views.blocks import decode_value
-from tests.dbutil import migrated_database_url
-
-
-@pytest.fixture
-def any_migrated_db_url(tmp_path: Path) -> Iterator[str]:
-    """SQLite only: these tests read the grammar and the replies; the store's SQL they reach runs on
-    both databases in the store's and the handlers' own tests (the suite's time: issue 43)."""
-    with migrated_database_url("sqlite", tmp_path) as url:
-        yield url
-
-
-ALICE = Caller("T1", "U1", "C1")
+from tests.slack.qa_commands import (
+    ALICE,
+    any_migrated_db_url,  # noqa: F401  (SQLite only here)
+    handlers,
+)
+from tests.slack.qa_commands import body as _body
+from tests.slack.qa_commands import buttons as _buttons
+from tests.slack.qa_commands import finish as _finish
 
 
 def _handlers(runtime, locale: str = "en-US"):
-    return Handlers(runtime, users_info=lambda team, user: UserInfo(locale=locale))
-
-
-def _body(reply) -> str:
-    return json.dumps(reply.payload(), ensure_ascii=False)
-
-
-def _finish(h, cat, track: str) -> str:
-    return h.command(ALICE, "read " + " ".join(paths.essentials(cat, track))).text
-
-
-def _buttons(reply) -> list[tuple[str, str, dict[str, Any]]]:
-    """Every button of ``reply``: (action id's kind, label, decoded value)."""
-    found = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "button":
-                kind = str(node.get("action_id", "")).split(":", 1)[0]
-                found.append((kind, str(node["text"]["text"]), decode_value(node.get("value"))))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(reply.blocks)
-    return found
+    return handlers(runtime, locale)
 
 
 # --- 1 and 4. the finish message: a next track for every track, a short summary

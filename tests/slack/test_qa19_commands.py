@@ -7,63 +7,30 @@ promised a two-week pause ``dm pause`` refuses. Through the real handlers, SQLit
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.domain import paths
 from bot.slack.commands.plan import related_choices
 from bot.slack.grammar import parse
-from bot.slack.handlers import Caller, Handlers, UserInfo
-from bot.slack.views.blocks import decode_value
-from tests.dbutil import migrated_database_url
+from bot.slack.handlers import Caller
+from tests.slack.qa_commands import (
+    ALICE,
+    any_migrated_db_url,  # noqa: F401  (SQLite only here)
+    handlers,
+)
+from tests.slack.qa_commands import body as _body
+from tests.slack.qa_commands import buttons as _buttons
+from tests.slack.qa_commands import finish as _finish
 
-
-@pytest.fixture
-def any_migrated_db_url(tmp_path: Path) -> Iterator[str]:
-    """SQLite only: these tests read the grammar and the replies (the store's SQL is tested elsewhere)."""
-    with migrated_database_url("sqlite", tmp_path) as url:
-        yield url
-
-
-ALICE = Caller("T1", "U1", "C1")
 BOB = Caller("T1", "U2", "C1")
 NAMES = {"U1": "alice", "U2": "bob", "U3": "carol"}
 
 
 def _handlers(runtime, locale: str = "en-US"):
-    return Handlers(runtime, users_info=lambda team, user: UserInfo(locale=locale, name=NAMES.get(user)))
-
-
-def _body(reply) -> str:
-    return json.dumps(reply.payload(), ensure_ascii=False)
-
-
-def _finish(h, cat, track: str) -> str:
-    return h.command(ALICE, "read " + " ".join(paths.essentials(cat, track))).text
-
-
-def _buttons(reply) -> list[tuple[str, str, dict[str, Any]]]:
-    """Every button of ``reply``: (action id's kind, label, decoded value)."""
-    found = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "button":
-                kind = str(node.get("action_id", "")).split(":", 1)[0]
-                found.append((kind, str(node["text"]["text"]), decode_value(node.get("value"))))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(reply.blocks)
-    return found
+    return handlers(runtime, locale, NAMES)
 
 
 # --- 1. a Chinese word, a track name included, answers in Chinese
