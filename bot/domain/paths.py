@@ -236,19 +236,6 @@ def essentials_done(catalog: Catalog, track_id: str, read: Iterable[str]) -> boo
     return all(p in done for p in essentials(catalog, track_id))
 
 
-def next_track(catalog: Catalog, track_id: str, finished: Iterable[str] = ()) -> str | None:
-    """The track to offer after ``track_id``: one naming it in ``before``, else one of its own
-    ``before``, else the next in catalog order; never ``track_id`` nor a ``finished`` one."""
-    skip = set(finished) | {track_id}
-    ids = [t.id for t in catalog.tracks]
-    followers = [t.id for t in catalog.tracks if track_id in t.before and t.id not in skip]
-    if followers:
-        return followers[0]
-    own = [b for b in catalog.track(track_id).before if catalog.has_track(b) and b not in skip]
-    at = ids.index(track_id)
-    return next((tid for tid in own + ids[at + 1 :] + ids[:at] if tid not in skip), None)
-
-
 # --- one description of a path, for every view -----------------------------------------------------
 
 

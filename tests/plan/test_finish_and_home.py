@@ -8,8 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from bot.config import Settings
 from bot.domain import paths
+from bot.domain.related import related_track
 from bot.runtime import Runtime
-from bot.slack.commands.plan import related_track
 from bot.slack.handlers import Caller, Handlers, UserInfo
 from tests.standin.blockkit import validate_blocks
 

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from bot.domain import paths
-from bot.slack.commands.plan import related_choice
+from bot.domain.related import related_choice
 from bot.slack.grammar import parse
 from tests.slack.qa_commands import (
     ALICE,

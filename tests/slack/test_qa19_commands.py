@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bot.slack.commands.plan import related_choices
+from bot.domain.related import related_choices
 from bot.slack.grammar import parse
 from bot.slack.handlers import Caller
 from tests.slack.qa_commands import (

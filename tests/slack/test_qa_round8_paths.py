@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bot.domain import paths
-from bot.slack.commands.plan import related_track
+from bot.domain.related import related_track
 from bot.slack.handlers import Caller, Handlers, UserInfo
 
 ALICE = Caller("T1", "U1", "C1")

@@ -3,7 +3,6 @@ budgets of ``dm on … 30m`` and ``subscribe … 45m [then stop]``, finish lines
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection
 from dataclasses import replace
 from datetime import datetime
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.domain import budget as budgets
 from bot.domain import paths
+from bot.domain.related import related_choices
 from bot.domain.schedule import WeeklySchedule
 from bot.domain.streaks import streak
 from bot.slack import grammar, i18n
@@ -26,7 +26,6 @@ from bot.slack.views.together import streak_line
 from bot.web.urls import path_page_url
 
 if TYPE_CHECKING:
-    from bot.domain.catalog import Catalog
     from bot.store.together import HabitFacts
 
 
@@ -196,7 +195,7 @@ def next_after_finish(s: Context, track_id: str, finished: Collection[str]) -> s
 def next_choice(s: Context, track_id: str, finished: Collection[str]) -> tuple[str, str, int] | None:
     """:func:`next_after_finish` with why it was chosen: ``(track id, reason, count)``. A track naming
     ``track_id`` as read-first (``after``), else the first track the caller follows whose essential
-    path is not all read (``follow``), else :func:`related_choice`'s ``linked`` or ``shared`` track;
+    path is not all read (``follow``), else :func:`~bot.domain.related.related_choice`'s ``linked`` or ``shared`` track;
     never ``track_id``'s own read-first tracks (QA round 19: finishing a path offered its
     prerequisite), ``track_id`` or a ``finished`` one (ids recorded in the store); None when none is left."""
     choices = related_choices(s.catalog, track_id, finished)
@@ -206,57 +205,6 @@ def next_choice(s: Context, track_id: str, finished: Collection[str]) -> tuple[s
     own = set(s.catalog.track(track_id).before)
     mine = [tid for tid in unfinished_follows(s) if tid != track_id and tid not in finished and tid not in own]
     return (mine[0], "follow", 0) if mine else next(iter(choices), None)
-
-
-def related_track(cat: Catalog, track_id: str, finished: Collection[str] = ()) -> str | None:
-    """The track id of :func:`related_choice`, else None."""
-    chosen = related_choice(cat, track_id, finished)
-    return chosen[0] if chosen else None
-
-
-MIN_SHARED = 2
-"""The fewest posts a track must share with a finished path to be offered for sharing them (QA round
-19: one shared post offered an unrelated track)."""
-
-
-def related_choice(cat: Catalog, track_id: str, finished: Collection[str] = ()) -> tuple[str, str, int] | None:
-    """The first of :func:`related_choices`, else None."""
-    return next(iter(related_choices(cat, track_id, finished)), None)
-
-
-def related_choices(cat: Catalog, track_id: str, finished: Collection[str] = ()) -> list[tuple[str, str, int]]:
-    """The tracks the catalog relates to ``track_id`` and why, best first, ``(track id, reason,
-    count)``: those naming it in ``before`` (``after``: read after it), then the tracks most often
-    holding a post that ``catalog/relations.yaml`` links to or from a post of its path (``linked``: a
-    sequel, an update; ``count`` such posts), then those sharing at least :data:`MIN_SHARED` posts with
-    its path (``shared``, ``count`` posts); ties go to catalog order. Never ``track_id``, a
-    ``finished`` one nor one of ``track_id``'s own ``before`` (its prerequisite: QA round 19); each once."""
-    skip = {*finished, track_id, *cat.track(track_id).before}
-    order = {tr.id: i for i, tr in enumerate(cat.tracks)}
-    after = [tr.id for tr in cat.tracks if track_id in tr.before]
-    steps = cat.order(track_id)
-    linked: Counter[str] = Counter()
-    for rel in cat.relations:
-        earlier = rel.updates or rel.follows or ""
-        other = earlier if rel.post in steps else rel.post if earlier in steps else None
-        linked.update(cat.tracks_of(other) if other else ())
-    shared = Counter(tid for pid in steps for tid in cat.tracks_of(pid))
-
-    def ranked(counts: Counter[str]) -> list[tuple[str, int]]:
-        return sorted(((tid, n) for tid, n in counts.items()), key=lambda kv: (-kv[1], order.get(kv[0], 0)))
-
-    choices = [
-        *((tid, "after", 0) for tid in after),
-        *((tid, "linked", n) for tid, n in ranked(linked)),
-        *((tid, "shared", n) for tid, n in ranked(shared) if n >= MIN_SHARED),
-    ]
-    seen: set[str] = set()
-    kept = []
-    for choice in choices:
-        if choice[0] not in skip and choice[0] not in seen and cat.has_track(choice[0]):
-            seen.add(choice[0])
-            kept.append(choice)
-    return kept
 
 
 def unfinished_follows(s: Context) -> list[str]:
