@@ -13,6 +13,7 @@ import numpy as np
 from bot.domain.search.analysis import (
     _CJK,
     _PARTS_RE,
+    PhraseFinder,
     _bigrams,
     _cjk_segment,
     _member_terms,
@@ -109,12 +110,8 @@ class Index:
         self._links = LinkIndex(catalog, vocab)
         self._answer_keys = self._build_answer_keys()
         self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}
-        longest_first = sorted(self._problems, key=len, reverse=True)
-        # a phrase is a whole Latin word run; Chinese has no spaces, so inside a CJK run too (the
-        # word-edge classes once around the alternatives: compiling them per phrase took 25 ms)
-        problems = "|".join(map(re.escape, longest_first))
-        edge = rf"[^\W_{_CJK}]"
-        self._problem_re = re.compile(rf"(?<!{edge})(?:{problems})(?!{edge})") if self._problems else None
+        # a phrase is a whole Latin word run; Chinese has no spaces, so inside a CJK run too
+        self._problem_finder = PhraseFinder(self._problems)
         self._freeze()
 
     def _freeze(self) -> None:
@@ -328,12 +325,12 @@ class Index:
         (:func:`~bot.domain.search.paraphrase.read_in_context`). A query already naming the topic's
         term keeps its words (``does speculative decoding speed things up``: ``decoding speed`` is
         then how much it helps, and rewriting it broke the term apart)."""
-        if self._problem_re is not None and (found := list(self._problem_re.finditer(norm))):
+        if found := self._problem_finder.find(norm):
             named = {u.group for u in self._units(norm, phrases=True) if u.group is not None}
-            for m in reversed(found):
-                topic = self._problems[m.group(0)]
+            for start, end, phrase in reversed(found):
+                topic = self._problems[phrase]
                 if not named & {u.group for u in self._units(topic) if u.group is not None}:
-                    norm = norm[: m.start()] + topic + norm[m.end() :]
+                    norm = norm[:start] + topic + norm[end:]
         return read_in_context(norm)  # paraphrase.py: thruput, `on device` beside a GPU, prefill and decode apart
 
     def _han_fixed(self, norm: str) -> str:
