@@ -38,7 +38,7 @@ def test_the_catalogs_problem_phrases_are_found_as_the_pattern_found_them() -> N
     assert found_any > len(phrases)  # the texts hold phrases: the comparison is not of two empty lists
 
 
-ALPHABET = st.sampled_from(list("abc _-1é") + ["一", "二", "ж"])
+ALPHABET = st.sampled_from([*"abc _-1é", "一", "二", "ж"])
 
 
 @settings(max_examples=300, deadline=None)

