@@ -14,10 +14,12 @@ essentials are essential) plus, for the feed's tags (the blog's categories), how
 catalog's steps with those tags are this track's (:data:`TAG_WEIGHT`), plus, given the catalog's
 ``vocabulary``, the cosine with the glossary's words of the track (:data:`GLOSSARY_WEIGHT`). A post
 with more than its title is ranked by that score beside the same score of its title alone
-(:data:`TITLE_VOTE`).
+(:data:`TITLE_VOTE`); the second place then goes to the title's own best of the rest, and another
+company's post leans to the tracks holding such posts (:mod:`~bot.domain.catalog.placement_rank`).
 
-The step it becomes, in each of the best tracks: the ``(essential, level)`` that the most weight
-puts within one step of its own position (:meth:`Placer._place`): its most similar steps vote with
+The step it becomes, in each of the best tracks: the position with the most weight within one
+step of it, of the ``(essential, level)`` kinds it could take (:meth:`Placer._place`,
+:mod:`bot.domain.catalog.placement_position`): its most similar steps vote with
 their cosines, and the catalog's steps of its kind (how its date falls among the track's steps,
 and whether it could be essential at all: a linked vLLM-blog post, within the path's step and
 minute budget, :mod:`bot.domain.budget`) with their shares: a post newer than most of its track
@@ -46,6 +48,8 @@ from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.models import Level, LocalizedText, Post, Published, Source, Step, Track
 from bot.domain.catalog.placement_essential import EssentialModel, cross_cosines, essential_share, features, fit
 from bot.domain.catalog.placement_links import after_links, linked_posts
+from bot.domain.catalog.placement_position import hedged_position
+from bot.domain.catalog.placement_rank import SOURCE_WEIGHT, second_opinion, source_shares
 from bot.domain.catalog.placement_text import Vector, plain, terms
 from bot.domain.catalog.placement_text import cosine as _cosine
 from bot.domain.catalog.placement_text import vector as _vector
@@ -85,8 +89,11 @@ TAG_WEIGHT = 0.1
 steps have, of the share of a tag's steps that are this track's (one step more counted, unseen)."""
 VOTE_STEPS = 5
 """The step a post becomes is voted by its this many most similar steps of the track ..."""
-PRIOR_WEIGHT = 1.0
-"""... and by the catalog's steps of its kind (see :meth:`Placer.kind_counts`), as shares summing to this."""
+PRIOR_WEIGHT = 0.25
+"""... and by the catalog's steps of its kind (see :meth:`Placer.kind_counts`), as shares summing to this.
+Replayed on the feed-text suggestions of ``benchmarks/placement.py`` (catalog 2026.12.32), posts
+within one step with :func:`~bot.domain.catalog.placement_position.hedged_position`: 1.0 → 97 of
+157, 0.5 → 102, 0.25 → 104, 0.125 → 99 (the kinds' own positions only: 94 at 1.0 and at 0.25)."""
 DATE_BINS = 4
 """A step's date is placed in one of this many equal slices of its track's other steps' dates."""
 SINGLE_LEVELS: frozenset[Level] = frozenset({"capstone"})
@@ -211,6 +218,10 @@ class Placer:
         self.links = LinkIndex(catalog, vocabulary) if vocabulary is not None else None
         """Resolves the links of a post's text to catalog posts (:mod:`~bot.domain.catalog.placement_links`)."""
         self.base_url = catalog.manifest.blog_base_url
+        self.elsewhere = source_shares(
+            (t.id, self.posts[s.post].source.kind == "vllm-blog") for t in self.tracks for s in t.steps
+        )
+        """Track id -> its share of the steps whose post is not the vLLM blog's (:data:`SOURCE_WEIGHT`)."""
         self.tagged: dict[str, Counter[str]] = {}
         """A blog tag (folded) -> how many steps of each track have a post with it."""
         self.kind_counts: dict[tuple[bool, int], Counter[tuple[bool, Level]]] = {
@@ -269,12 +280,16 @@ class Placer:
         tagged = [self.tagged[t.casefold()] for t in tags if t.casefold() in self.tagged]
         cites = linked_posts(content, self.links, self.base_url, self.posts) if self.links and content else ()
         scored: list[tuple[float, Track, list[tuple[float, str]]]] = []
+        sourced = self.elsewhere if not vllm_blog else {}
         for track in self.tracks:
             sims = sorted(((_cosine(query, self.vectors[s.post]), s.post) for s in track.steps), reverse=True)
             if sims and sims[0][0] > 0:
-                scored.append((self._track_score(track, sims, query, tagged), track, sims))
+                score = self._track_score(track, sims, query, tagged) + SOURCE_WEIGHT * sourced.get(track.id, 0.0)
+                scored.append((score, track, sims))
         if TITLE_VOTE and scored and (summary or content):
-            scored.sort(key=self._title_vote(title, scored), reverse=True)
+            key, alone = self._title_vote(title, scored)
+            scored.sort(key=key, reverse=True)
+            scored = second_opinion(scored, alone, lambda item: item[1].id)
         else:
             scored.sort(key=lambda item: -item[0])
         weak = not _VLLM.search(" ".join([title, summary, content, *tags])) and all(
@@ -318,18 +333,19 @@ class Placer:
 
     def _title_vote(
         self, title: str, scored: list[tuple[float, Track, list[tuple[float, str]]]]
-    ) -> Callable[[tuple[float, Track, list[tuple[float, str]]]], float]:
+    ) -> tuple[Callable[[tuple[float, Track, list[tuple[float, str]]]], float], dict[str, float]]:
         """The sort key of the ``scored`` tracks of a post with a text beyond its ``title``: each
         score over the best one, plus :data:`TITLE_VOTE` times the same share of the track's score
         for the title alone (the author's own summary of the post, which a long body's side topics
-        do not dilute)."""
+        do not dilute); and that score of the title alone by track id
+        (:func:`~bot.domain.catalog.placement_rank.second_opinion`)."""
         query = self.vector(title)
         alone: dict[str, float] = {}
         for _, track, _ in scored:
             sims = sorted(((_cosine(query, self.vectors[s.post]), s.post) for s in track.steps), reverse=True)
             alone[track.id] = self._track_score(track, sims, query, []) if sims and sims[0][0] > 0 else 0.0
         best, best_alone = max(s for s, _, _ in scored) or 1.0, max(alone.values()) or 1.0
-        return lambda item: item[0] / best + TITLE_VOTE * alone[item[1].id] / best_alone
+        return (lambda item: item[0] / best + TITLE_VOTE * alone[item[1].id] / best_alone), alone
 
     @functools.cached_property
     def essential_model(self) -> EssentialModel:
@@ -409,7 +425,8 @@ class Placer:
         (times :data:`PRIOR_WEIGHT`) among the catalog's steps of the post's kind
         (:attr:`kind_counts`: its date slice in this track, whether it may be essential). Each puts
         the post where the catalog's order (:func:`bot.domain.paths.compute_order`) puts it; the
-        kind whose position has the most weight within one step of it wins (then its own weight).
+        position with the most weight within one step of it wins, any position of the path
+        (:func:`~bot.domain.catalog.placement_position.hedged_position`).
         When it may be essential, the essential kinds' weights are scaled to sum to the chance
         :attr:`essential_model` gives (``home``: ``track`` is the post's best-scoring one) and the
         further ones to the rest; no kind takes a level of :data:`SINGLE_LEVELS` its track has. The
@@ -446,11 +463,8 @@ class Placer:
             )
             where[(essential, level)] = order.index(_PLACED) + 1
 
-        def around(kind: tuple[bool, Level]) -> tuple[float, float]:
-            return sum(weights[k] for k, at in where.items() if abs(at - where[kind]) <= 1), weights[kind]
-
-        essential, level = max(where, key=around)
-        return where[(essential, level)], Step(post=_PLACED, level=level, essential=essential)
+        at, (essential, level) = hedged_position(where, weights, len(essentials))
+        return at, Step(post=_PLACED, level=level, essential=essential)
 
     def _day(self, pid: str) -> str:
         return self.posts[pid].published.earliest.isoformat()
