@@ -230,6 +230,8 @@ def _preview_trailer(catalog, sub, snapshot, result) -> str:
         order = catalog.order(sub.track_id)
         if budget and minutes < budget and all(catalog.post(p).url is None for p in order[plan.cursor :]):
             week += ": all the linked steps left"
+        elif budget and minutes > budget:  # QA round 20: why the budget is exceeded
+            week += ": one step always goes out, even when longer than the budget"
         parts.append(week)
     sent = min(result.cursor, total) - plan.passed_over  # a step waiting for a link is not sent (QA round 15)
     parts.append(f"{sent} of {total} steps of the path sent after it")  # no "cursor" (QA)

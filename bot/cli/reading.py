@@ -19,7 +19,7 @@ from bot.cli.common import (
     option,
     track_or_exit,
 )
-from bot.cli.show import post_where
+from bot.cli.show import minutes_words, post_where
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import ExternalPrerequisite
 from bot.domain.outside_refs import covering_post, reference_title
@@ -144,7 +144,7 @@ def _listed(total: int) -> str:
 
 
 @click.command("next")
-@click.argument("tracks", nargs=-1, required=True, metavar="TRACK...")
+@click.argument("tracks", nargs=-1, metavar="[TRACK...|all]")
 @click.option(
     "--read", multiple=True, metavar="POST_ID", help="A post already read (id or former id); repeat for several."
 )
@@ -152,7 +152,7 @@ def _listed(total: int) -> str:
 @catalog_option
 def next_cmd(tracks: tuple[str, ...], read: tuple[str, ...], as_json: bool, catalog_dir: str | None) -> None:
     """The next step of each TRACK (id, name, alias, even misspelt; several as chat's `next spec pd`)
-    for a reader who has read --read.
+    for a reader who has read --read; no TRACK, or `all`: of every track, in the catalog's order.
 
     The next step is the first one in path order whose prerequisites are all read. JSON, per track:
     {"catalog_version", "track": {"id", "name"}, "next": {"post_id", "title", "url", "level",
@@ -164,22 +164,29 @@ def next_cmd(tracks: tuple[str, ...], read: tuple[str, ...], as_json: bool, cata
     """
     cat = load_catalog_or_exit(catalog_dir)
     whole = " ".join(tracks)  # `next speculative decoding`: one name in two words first
+    every = whole.casefold() in _EVERY_TRACK  # QA round 20: the help promised "(or of all)"
     from bot.domain.search import track_named
 
-    ids = [track_named(cat, whole)] if len(tracks) > 1 else []
-    if not ids or ids[0] is None:
+    ids = [track_named(cat, whole)] if len(tracks) > 1 and not every else []
+    if every:
+        ids = [tr.id for tr in cat.tracks]
+    elif not ids or ids[0] is None:
         ids = list(dict.fromkeys(track_or_exit(cat, word) for word in tracks))
     if unknown := [p for p in read if not cat.has_post(p)]:
         fail(f"Unknown post id(s): {', '.join(unknown)}", 1)
     done = cast(set[str], {cat.resolve_post_id(p) for p in read})
     found = [(_next_data(cat, str(track_id), done), track_state(cat, str(track_id), done)) for track_id in ids]
     if as_json:
-        dump_json(found[0][0] if len(found) == 1 else [data for data, _ in found])
+        dump_json(found[0][0] if len(found) == 1 and not every else [data for data, _ in found])
         return
     for i, (data, state) in enumerate(found):
         if i:
             click.echo()
         _echo_next(cat, data, state)
+
+
+_EVERY_TRACK = frozenset({"", "all", "all tracks", "every track", "everything"})
+"""What ``next`` takes for every track: nothing, or ``all``."""
 
 
 def _next_data(cat: Catalog, track_id: str, done: set[str]) -> dict[str, Any]:
@@ -227,7 +234,7 @@ def _echo_next(cat: Catalog, data: dict[str, Any], state: TrackState) -> None:
     if nxt is None:
         click.echo("Path done: every step is read.")
         return
-    minutes = f", {nxt['minutes']} min" if nxt["minutes"] is not None else ""
+    minutes = f", {minutes_words(cat.post(nxt['post_id']))}" if nxt["minutes"] is not None else ""  # QA round 20
     click.echo(f"Next: step {nxt['position']} of {total} ({nxt['level']}{minutes}): {nxt['title']}")
     click.echo(f"  {post_where(cat, cat.post(nxt['post_id']))}  ({nxt['post_id']})")  # chat's words (QA round 7)
     if nxt["note"]:

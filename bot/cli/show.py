@@ -57,7 +57,7 @@ def track_text(catalog: Catalog, track_id: str, lang: str = "en") -> str:
         post = catalog.post(step.post)
         kind = "essential" if step.essential else "further reading"
         after = f"  (after {', '.join(step.after)})" if step.after else ""
-        length = f", {post.minutes} min" if post.minutes is not None else ""
+        length = f", {minutes_words(post, lang)}" if post.minutes is not None else ""
         mark = "*" if step.essential else " "
         lines.append(f"{i:>2}.{mark}[{kind}] {post.title}  ({post.published.display('en')}{length}){after}")
         lines.append(f"    id: {post.id}   {post_where(catalog, post, lang)}")
@@ -70,3 +70,11 @@ def track_text(catalog: Catalog, track_id: str, lang: str = "en") -> str:
         lines += ["", "Resolved conflicts in the notes:"]
         lines.extend(f"  - {', '.join(res.steps)}: {res.reason.get(lang)}" for res in track.resolutions)
     return "\n".join(lines)
+
+
+def minutes_words(post: Post, lang: str = "en") -> str:
+    """A post's known reading time as the path shows it: ``12 min``, or ``1 min summary`` for a post
+    linked through a summary page (``source.link_kind: summary``: the page's minutes, not the
+    article's; QA round 20), as Slack words it (:func:`bot.slack.views.plan.minutes_label`)."""
+    key = "budget.min_summary" if post.source.link_kind == "summary" else "budget.min"
+    return text(key, lang).format(n=post.minutes)

@@ -55,6 +55,7 @@ from bot.slack.grammar_phrases import (
     post_arg,
 )
 from bot.slack.grammar_plan import plan_fields
+from bot.slack.grammar_polite import polite
 from bot.slack.grammar_refs import Elsewhere, cut_words, named_elsewhere, visible, zh_budget_words
 from bot.slack.grammar_schedule import split_schedule
 
@@ -360,6 +361,8 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (rf"^(?:打开|开启){_ZH_DM}(.*)$", r"dm on \1"),  # was read as `stop 私信 两周`): the dm command
     (rf"^暂停\s*(?:(一周|1周|一个星期|一星期|两周|2周|三周|3周|一个月)\s*)?(?:的)?{_ZH_DM}(.*)$", r"dm pause \1 \2"),
     (rf"^恢复{_ZH_DM}(.*)$", r"dm resume \1"),
+    (r"^(?:please\s+)?pause\s+(?:for\s+)?(?:two|2)\s*(?:weeks?|w)$|^暂停\s*(?:两|2|二)\s*(?:周|个?星期|个?礼拜)$",
+     "dm pause 2 weeks"),  # the catch-up DM's *Pause two weeks* typed (QA round 20)
     (r"^(?:取消|删除)提醒$", "reminders"),
 ))
 """Commands typed as plain words (QA), rewritten to their keyword form before parsing: ``mark
@@ -419,7 +422,7 @@ def _parse(text: str) -> Command:
     if bare not in _GREETINGS_OR_THANKS:  # one before a command: read what follows
         raw = GREETING_LEAD.sub("", raw)
         bare = raw.casefold().strip(_MARKS)
-    if (plain := _plain_words(raw)) != raw:
+    if (plain := _plain_words(polite(raw))) != raw:  # `settings please`, `stop sending me dms` (QA round 20)
         raw, bare = plain, plain.casefold().strip(_MARKS)
     words = raw.split()
     if not words or bare in _GREETINGS:  # "hi": say what I do

@@ -97,8 +97,10 @@ TRACKS = re.compile(
     r"|(?:所有|全部)?(?:的)?(?:主题|路径|学习路径|阅读路径)(?:有哪些)?)$"
 )
 """A track list asked for in one or two words (``tracks``, ``all tracks``, ``track list``, ``主题``; QA
-round 16: ``tracks`` was searched and refused): the tracks, each with what it holds. ``list tracks``
-and ``有哪些主题`` are :data:`ABOUT_APP`'s (the help, which ends with the tracks)."""
+round 16: ``tracks`` was searched and refused): the tracks, each with what it holds; ``list tracks``
+and ``show all tracks`` too (QA round 20: they got the help), read as ``tracks`` by
+:func:`~bot.slack.grammar_polite.polite`. ``有哪些主题`` is :data:`ABOUT_APP`'s (the help, which ends
+with the tracks)."""
 
 ALONE: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (RECOMMEND, "recommend"),
@@ -154,7 +156,6 @@ ABOUT_APP = re.compile(
     rf"|how\s+(?:does|do)\s+{_THIS}\s+work|(?:show\s+|list\s+)?(?:the\s+|all\s+)?(?:commands|usage|(?:app\s+)?home|menu)"
     r"|what\s+commands(?:\s+(?:are\s+there|do\s+you\s+have|can\s+i\s+use|exist))?"
     r"|(?:what|which)\s+tracks(?:\s+(?:are\s+there|do\s+you\s+have|can\s+i\s+follow|exist))?"
-    r"|(?:show\s+|list\s+)(?:the\s+|all\s+)?tracks|all\s+tracks"
     r"|how\s+(?:do|can|should)\s+i\s+(?:subscribe|unsubscribe|follow|unfollow|stop|cancel|pause|snooze|turn\s+off"
     rf"|turn\s+on|set\s+up|change|get|mark|use){_APP_WORDS}"
     r"|how\s+to\s+(?:subscribe|unsubscribe|follow|unfollow|stop|cancel|pause|snooze|turn\s+off|turn\s+on|set\s+up"

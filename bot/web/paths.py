@@ -53,9 +53,14 @@ def _w(lang: str, key: str, **values: Any) -> str:
 
 def minutes_text(post: Post, lang: str) -> str:
     """A post's reading time: ``12 min`` (counted), ``about 12 min (estimate)``, ``minutes once
-    linked`` (not linked yet), or "" (unknown)."""
+    linked`` (not linked yet), or "" (unknown); a post linked through a summary page
+    (``source.link_kind: summary``) says its minutes are the summary's (``1 min summary``), as Slack's
+    views do (:func:`bot.slack.views.plan.minutes_label`)."""
     if post.minutes is None:
         return _w(lang, "min_when_linked") if post.url is None else ""
+    if post.source.link_kind == "summary":
+        key = "min_summary" if post.minutes_source == "counted" else "min_estimate_summary"
+        return text(f"budget.{key}", lang).format(n=post.minutes)
     return _w(lang, "min" if post.minutes_source == "counted" else "estimate", n=post.minutes)
 
 

@@ -128,5 +128,5 @@ def test_a_time_of_day_and_a_pause_length_are_explained(slack, runtime):
     timed = _text(slack, "remind spec-decode tomorrow at 14:00")
     assert "Reminders come at 09:00" in timed and "set for that day at 09:00" in timed, timed  # QA round 10: set
     assert [r.post_id for r in runtime.store.reminders(TEAM, USER)] == ["spec-decode"]
-    paused = _text(slack, "dm pause 2 weeks")
-    assert "A pause is one week" in paused and "`/vllm-path dm pause`" in paused, paused
+    paused = _text(slack, "dm pause 3 weeks")  # QA round 20: two weeks is the nudge's pause
+    assert "A pause is one or two weeks" in paused and "`/vllm-path dm pause`" in paused, paused

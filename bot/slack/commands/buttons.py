@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import timedelta
 from typing import Literal
 
 from bot.domain.budget import MAX_MINUTES, MIN_MINUTES
 from bot.domain.paths import track_state
-from bot.domain.streaks import NUDGE_EVERY
 from bot.slack.commands import plan, remind, replies
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.digest_actions import channel_subscription, digest_action
-from bot.slack.commands.subscribe import dm_schedule
+from bot.slack.commands.subscribe import dm_schedule, pause_two_weeks
 from bot.slack.i18n import day_text, t
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views import messages as views
@@ -185,8 +183,5 @@ def lower_budget(ctx: Context, value: ButtonValue) -> Reply | None:
 def pause_plan(ctx: Context, value: ButtonValue) -> Reply | None:
     """The nudge's *Pause two weeks* (issue 44): the plan paused (those weeks never break a streak)
     and the weekly DM snoozed until then."""
-    store, team, user = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id
-    until = store.now() + NUDGE_EVERY - timedelta(minutes=1)
-    store.pause_plan(team, user, until)
-    store.snooze_dm(team, user, until)
+    until = pause_two_weeks(ctx)  # as `dm pause 2 weeks` (QA round 20)
     return views.text_reply(t("nudge.paused", ctx.lang, date=day_text(until.date(), ctx.lang)))

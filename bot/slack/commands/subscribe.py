@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from bot.domain.plan import channel_minutes
 from bot.domain.schedule import ScheduleParts, WeeklySchedule, subscription_change, zone_label
+from bot.domain.streaks import NUDGE_EVERY
 from bot.domain.words import closest
 from bot.slack import grammar
 from bot.slack.commands import replies
@@ -17,6 +18,7 @@ from bot.slack.commands.digest_actions import handle_digest_action
 from bot.slack.commands.plan import budget_refusal, channel_budget, dm_budget
 from bot.slack.commands.progress import ALL_WORDS, not_tracks, several_tracks
 from bot.slack.commands.settings import language_name
+from bot.slack.grammar_dm import PAUSE_TWO_WEEKS
 from bot.slack.i18n import LANGS, day_text, join_list, t
 from bot.slack.mrkdwn import Mrkdwn, esc, truncate
 from bot.slack.views import messages as views
@@ -359,8 +361,8 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(sentences(lang, said, t("dm.catchup_dm_off", lang)) if off else said)
     if cmd.error in ("dm.extra", "dm.pause_length"):  # nothing changed (QA: `dm off 2 weeks` dropped them)
         return views.text_reply(t(cmd.error, lang, value=truncate(cmd.error_value or "", 100)))
-    if cmd.enabled is None and cmd.arg == "pause":
-        return _pause_dm(ctx)
+    if cmd.enabled is None and cmd.arg in ("pause", PAUSE_TWO_WEEKS):
+        return _pause_dm(ctx, two_weeks=cmd.arg == PAUSE_TWO_WEEKS)
     if cmd.enabled is None and cmd.arg == "resume":
         return _resume_dm(ctx)
     if cmd.enabled is None:  # `dm` alone: where it stands (QA), then how to change it
@@ -390,16 +392,41 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
     return views.text_reply(sentences(lang, text, *filter(None, extra)))
 
 
-def _pause_dm(ctx: Context) -> Reply:
+def _pause_dm(ctx: Context, two_weeks: bool = False) -> Reply:
     """``dm pause`` / ``pause dm``: the weekly DM skips a week, as its *Snooze a week* button does
-    (:func:`~bot.slack.commands.digest_actions.handle_digest_action`); a DM that is off: nothing to
-    pause; one paused already: until when (QA: a second ``dm pause`` repeated "Paused: …")."""
-    now = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)
+    (:func:`~bot.slack.commands.digest_actions.handle_digest_action`); ``two_weeks`` (``dm pause 2
+    weeks``, ``暂停两周``): as the catch-up DM's *Pause two weeks* (:func:`pause_two_weeks`; QA round
+    20); a DM that is off: nothing to pause; one paused already as long or longer: until when (QA: a
+    second ``dm pause`` repeated "Paused: …")."""
+    store = ctx.rt.store
+    now = store.get_dm(ctx.caller.team_id, ctx.caller.user_id)
     if now is None or not now.enabled:
         return views.text_reply(t("dm.pause_off", ctx.lang))
-    if (resumes := views.dm_resumes(now, ctx.rt.store.now())) is not None:
+    resumes = views.dm_resumes(now, store.now())
+    if resumes is not None and (not two_weeks or resumes >= store.now() + PAUSE_TWO_WEEKS_FOR):
         return views.text_reply(t("dm.pause_already", ctx.lang, **views.day_words(resumes, ctx.lang)))
+    if two_weeks:
+        pause_two_weeks(ctx)
+        after = store.get_dm(ctx.caller.team_id, ctx.caller.user_id)
+        fire = views.dm_resumes(after, store.now()) if after is not None else None
+        words = views.day_words(fire, ctx.lang) if fire is not None else {"weekday": "", "date": ""}
+        return views.text_reply(t("dm.paused_two_weeks", ctx.lang, **words))
     return handle_digest_action(ctx.rt, ctx.caller, "snooze", {"v": DIGEST_DM_VIEW}, ctx.lang)
+
+
+PAUSE_TWO_WEEKS_FOR = NUDGE_EVERY - timedelta(minutes=1)
+"""How long *Pause two weeks* and ``dm pause 2 weeks`` pause: a fortnight less a minute (the next
+nudge may come once it is over)."""
+
+
+def pause_two_weeks(ctx: Context) -> datetime:
+    """The caller's plan paused (those weeks never break a streak) and their weekly DM snoozed for
+    :data:`PAUSE_TWO_WEEKS_FOR` from the store's now; returns when both end (aware UTC)."""
+    store, team, user = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id
+    until: datetime = store.now() + PAUSE_TWO_WEEKS_FOR
+    store.pause_plan(team, user, until)
+    store.snooze_dm(team, user, until)
+    return until
 
 
 def _resume_dm(ctx: Context) -> Reply:

@@ -149,6 +149,7 @@ def compose_channel_digest(
     waits = plan.waiting  # not counted as sent, said beside the count (QA round 15)
     key = "digest.footer" if not waits else "digest.footer_waiting_one" if waits == 1 else "digest.footer_waiting"
     footer = t(key, lang, version=catalog.version, sent=plan.sent, total=plan.total, track_id=track_id, n=waits)
+    footer += over_budget(catalog, plan.steps, plan.minutes_per_week, lang)
     whole_path = Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else ""
     blocks.append(context(footer + whole_path))
     named = plan.steps or tuple(p for p, _ in plan.new[:MAX_NEW_LISTED])
@@ -156,6 +157,17 @@ def compose_channel_digest(
     key = "digest.fallback" if plan.steps else "digest.fallback_new"
     reply = make_reply(blocks, t(key, lang, track=name, posts=titles), "in_channel")
     return ChannelDigest(reply, plan.cursor, plan.done, plan.steps, plan.added, plan.version)
+
+
+def over_budget(catalog: Catalog, steps: Sequence[str], budget: int | None, lang: str) -> Mrkdwn:
+    """`` · 7 min this week: one step always goes out, even when longer than the 5-min budget`` when
+    the week's ``steps`` (post ids) hold more minutes than the channel's weekly ``budget`` (QA round
+    20: the header said "about 5 min of reading a week" and the step was 7); else empty. A week
+    always sends at least one step (:func:`bot.domain.budget.fit`), so only a single step can exceed it."""
+    minutes = sum(catalog.post(p).minutes or 0 for p in steps)
+    if not budget or minutes <= budget:
+        return Mrkdwn()
+    return Mrkdwn(" · ") + t("digest.over_budget", lang, minutes=minutes, budget=budget)
 
 
 def preview_subscription(track_id: str, steps_per_week: int = 1, cursor: int = 0, id: int = 0) -> SubscriptionLike:

@@ -321,7 +321,8 @@ def _shared_track_reply(
 
 def progress_line(catalog: Catalog, state: TrackState, lang: str) -> Mrkdwn:
     """Where a small action leaves the reader in a track, in one line: the essential path first
-    (``3 of 8 essential · 25 min to go · next: <post>, 4 min``), then further reading, then done."""
+    (``3 of 8 essential · 25 min to go · next: <post>, 4 min``), then further reading, then done; a
+    note on steps without a link (not in the minutes) right after the minutes it is about."""
     name, nxt = state.path.track.names.get(lang), state.next
     if nxt is None:
         return t("progress.all_done", lang, track=name, total=state.total)
@@ -329,16 +330,17 @@ def progress_line(catalog: Catalog, state: TrackState, lang: str) -> Mrkdwn:
     left = len(state.path.essentials) - state.essentials_read if not state.essentials_done else state.further_left
     known = left - state.unknown_left
     minutes: int | str = state.minutes_left if known > 0 else "?"  # none left has a length: not "0 min"
-    if not state.essentials_done:
-        done, total = state.essentials_read, len(state.path.essentials)
-        line = t("progress.essential", lang, track=name, done=done, total=total, minutes=minutes, post=post)
-    else:
-        line = t("progress.further", lang, track=name, n=state.further_left, minutes=minutes, post=post)
+    note = Mrkdwn()  # beside the total it explains, not after the next post's minutes (QA round 20)
     if state.unknown_left and known > 0:  # the count above holds them, the minutes leave them out: say of how many
         key = "progress.minutes_for_one" if state.unknown_left == 1 else "progress.minutes_for"
-        line += t(key, lang, known=known, n=state.unknown_left)
+        note = t(key, lang, known=known, n=state.unknown_left)
     elif state.unknown_left:
-        line += t("progress.minutes_unknown", lang, n=state.unknown_left)
+        note = t("progress.minutes_unknown", lang, n=state.unknown_left)
+    if not state.essentials_done:
+        done, total = state.essentials_read, len(state.path.essentials)
+        line = t("progress.essential", lang, track=name, done=done, total=total, minutes=minutes, note=note, post=post)
+    else:
+        line = t("progress.further", lang, track=name, n=state.further_left, minutes=minutes, note=note, post=post)
     if skipped := len(state.passed_over) + len(state.held_back):  # QA round 8: next past listed steps, unsaid
         line += t("progress.skipped", lang, n=skipped)
     return line

@@ -23,11 +23,14 @@ def pt(key: str, lang: str = "en", **values: object) -> Mrkdwn:
 
 def minutes_label(post: Post, lang: str = "en") -> Mrkdwn:
     """A post's reading time: ``12 min`` (counted), ``~12 min`` (an estimate), ``minutes once
-    linked`` for a post the blog has not published a link to yet, empty when otherwise unknown."""
+    linked`` for a post the blog has not published a link to yet, empty when otherwise unknown. The
+    minutes of a post linked through a summary page (``source.link_kind: summary``: another
+    company's article, read on yomu.fyi) are the page's, said so: ``1 min summary`` (QA round 20:
+    "1 min" read as the article's length)."""
     if post.minutes is None:
         return pt("min_when_linked", lang) if post.url is None else Mrkdwn()
     key = "min" if post.minutes_source == "counted" else "min_estimate"
-    return pt(key, lang, n=post.minutes)
+    return pt(key + ("_summary" if post.source.link_kind == "summary" else ""), lang, n=post.minutes)
 
 
 def minutes_suffix(post: Post, lang: str = "en") -> Mrkdwn:

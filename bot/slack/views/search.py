@@ -36,7 +36,8 @@ def search_reply(
     count_key: str = "latest.more_count",
 ) -> Reply:
     """A page of :data:`MAX_RESULTS` posts of ``result`` (a :class:`bot.domain.search.SearchResult`)
-    with their places and buttons, and *More results* (``{"v": "search:<query>", "o": offset}``).
+    with their places and buttons, *More results* (``{"v": "search:<query>", "o": offset}``) and,
+    on a later page, *Previous results* (the page before it).
     No results: "no match" plus ``suggestion`` (escaped). ``header``/``view``: for the newest posts,
     whose count line (``count_key``, an i18n key with ``first``, ``last``, ``total``) says their order."""
     shown_query = truncate(" ".join(query.split()), 100)
@@ -69,9 +70,15 @@ def search_reply(
         key = "search.more_count" if header is None else _ORDER_LINES.get(count_key, count_key)
         footer.insert(0, t(key, lang, first=offset + 1, last=offset + len(shown), total=total))
     blocks.append(context(*footer))
+    pages = []
+    if offset > 0:  # a later page leads back (QA round 20: results 6-8 replaced 1-5 for good)
+        back = {"v": view, "o": max(offset - MAX_RESULTS, 0) or None}
+        pages.append(button(t("btn.previous_results", lang), ids("more_results"), back))
     if offset + len(shown) < total:
         more = {"v": view, "o": offset + len(shown)}
-        blocks.append(actions([button(t("btn.more_results", lang), ids("more_results"), more)]))
+        pages.append(button(t("btn.more_results", lang), ids("more_results"), more))
+    if pages:
+        blocks.append(actions(pages))
     return make_reply(blocks, Mrkdwn("\n").join(fallback))
 
 
