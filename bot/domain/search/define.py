@@ -14,7 +14,9 @@ the term: ``kv cache`` of "Agentic serving & KV cache") that holds the term; for
 the PagedAttention launch post, not PegaFlow. ``mean``, ``means``, ``meaning`` and ``stand`` frame a
 definition only in a question opening with a question word (``what does apc stand for``; not ``mean
 ttft``). A question of two telling terms or more (``fp8 kv cache 是什么``) asks about their
-combination: no introducer.
+combination: no introducer. Asking how to use a term (``how to use X``, ``X 怎么用``) frames it as a
+definition does (QA round 20). A term typed alone keeps its ranking: the shared eval's ``lora`` and
+``wide ep`` expect the posts naming the term in their titles, not its introducer.
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@
 * A question that is only names no post says but some post's authors name (``mistral``: the
   Realtime API post is co-written by Mistral AI) gets those posts as closest, not a refusal; a
   question asking more of it (``how to serve mistral``) is still refused.
+* Posts shown tied at 100: the original articles before the summaries of another's article
+  (:func:`~bot.domain.search.reorder.originals_first`).
 * A question asking for an everyday attribute (``what is the price of an H100``: a form of the
   ``everyday`` glossary term ``cost``) of a chip or platform only, that the best post says in no
   form, asks for what the catalog does not hold: refused. A price form anywhere beside a chip only
@@ -38,7 +40,7 @@ from functools import cached_property
 from bot.domain.search.analysis import english_words, normalize, stem
 from bot.domain.search.fit import FitIndex
 from bot.domain.search.phrase_typos import fix_pair_typos
-from bot.domain.search.reorder import Ranked
+from bot.domain.search.reorder import Ranked, originals_first
 from bot.domain.search.results import Confidence, TrackMatch
 from bot.domain.search.topic import GENERIC_SHARE, Term, Topicality
 from bot.domain.search.versions import Version, compatible, read_versions, versions_in
@@ -125,6 +127,12 @@ class EvidenceIndex(FitIndex):
             for doc, names in enumerate(self._author_words)
             if told and all(any(f" {f} " in names for f in alts) for alts in forms)
         ]
+
+    @cached_property
+    def _summaries(self) -> frozenset[int]:
+        """The doc numbers of the posts whose link is a summary of another's article (``read_link``)."""
+        manifest = self._catalog.manifest
+        return frozenset(d for d, p in enumerate(self._catalog.posts) if p.read_link(manifest)[1] == "summary")
 
     @cached_property
     def _author_words(self) -> tuple[str, ...]:
@@ -214,7 +222,7 @@ class EvidenceIndex(FitIndex):
             good, confidence = self._users_first(good, confidence, topicality)
         if confidence == "confident" and good[0][0] < WEAK_SCORE and _ERROR_RE.search(text):
             confidence = "closest"
-        return good, confidence
+        return originals_first(good, self._summaries.__contains__), confidence
 
     def _version_is_subject(self, asked: list[Version], topicality: Topicality) -> bool:
         """Whether the versioned names ``asked`` are what the question is about: at most

@@ -156,8 +156,14 @@ class Index:
         tags = [tag for p in catalog.posts for tag in p.tags if not tag.isascii()]
         # Other things' Chinese names (量化交易, 矿卡) are cut whole: jieba's own dictionary splits them
         # into words of ours (量化 / 交易) and a lone character (矿 / 卡), and the name is not seen.
-        # So are the training words (预训练 is no 预 beside 训练, nor a typo of 后训练).
-        others = {c for name in (*vocab.other_names, *vocab.training_words) for c, _ in _parts(name) if c}
+        # So are the training words (预训练 is no 预 beside 训练, nor a typo of 后训练), the words asking
+        # for a piece of work (写诗, 招聘) and the running words (跑起来).
+        others = {
+            c
+            for name in (*vocab.other_names, *vocab.training_words, *vocab.task_words, *vocab.running_words)
+            for c, _ in _parts(name)
+            if c
+        }
         self._segmenter = Segmenter(cjk_words | others | {c for text in (*names, *tags) for c, _ in _parts(text) if c})
 
         def key_of(word: str) -> tuple[str, ...]:  # a vocabulary word's unit keys (its parts read once)

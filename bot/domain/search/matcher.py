@@ -274,7 +274,7 @@ class Matcher(PlainIndex):
                 good, self._catalog, self._post_ids, lambda d: not terms or self._answers_terms(d, terms)
             )
         elif not terms or track is not None:  # "what is vllm": every title says it; a track named: its path
-            good = general_first(good, self._path_order(track) if terms else self._generality, self._post_ids)
+            good = general_first(good, self._path_order(track) if track else self._generality, self._post_ids)
         page = good[offset : offset + limit]
         matches = tuple(
             PostMatch(
@@ -454,9 +454,9 @@ class Matcher(PlainIndex):
 
     @cached_property
     def _unranked(self) -> frozenset[str]:
-        """Words that rank no post: stop and question words, and symptom words (``high`` of ``my
-        TTFT is too high`` is no topic; a title saying "High Performance" is no answer)."""
-        return self._ignorable | self._vocab.symptom_words
+        """Words that rank no post: stop, question and symptom words (``high`` of ``my TTFT is too
+        high``), Chinese running words (``运行``: no Model Runner; English ones are capped as everyday)."""
+        return self._ignorable | self._vocab.symptom_words | {w for w in self._vocab.running_words if not w.isascii()}
 
     def _bm25_tokens(self, units: list[_Unit]) -> list[str]:
         """The BM25 tokens of a query's units (as :func:`~bot.domain.search.ranking.bm25_tokens`

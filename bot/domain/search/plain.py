@@ -379,8 +379,9 @@ class PlainIndex(EvidenceIndex):
         best question's score plus the whole text's, those within :data:`PLAIN_FLOOR` of the best):
         empty unless one question shares :data:`PLAIN_SHARED` words and scores :data:`PLAIN_SCORE`
         or the best post's whole text shares :data:`POST_SHARED` and scores :data:`POST_SCORE`, and
-        never beside another tool's name nor for a question about training (module docstring)."""
-        if topicality.beside_tool or topicality.tools or self._about_training(units, topicality):
+        never beside another tool's name nor for a question about training or asking for a piece of work
+        (:meth:`~bot.domain.search.scope.ScopeIndex._out_of_scope`)."""
+        if topicality.beside_tool or topicality.tools or self._out_of_scope(units, topicality):
             return []
         if any(self._other_tool(units, i) for i in range(len(units))):
             return []

@@ -81,6 +81,28 @@ def general_first(good: list[Ranked], general: dict[str, tuple[int, float]], pos
     return good[:head] + tied + good[end:]
 
 
+SHOWN_TOP = 99.95
+"""The raw score from which a post is shown at 100 (scores are shown rounded to a tenth, at most 100)."""
+
+
+def originals_first(good: list[Ranked], summary: Callable[[int], bool]) -> list[Ranked]:
+    """``good`` with, among its leading posts shown tied at 100 (:data:`SHOWN_TOP`; after the posts
+    ``answers.yaml`` lists), the original articles before the summaries of another's article
+    (``summary(doc)``: a post whose link is a summary page): a name of a post's subject (``PEAGLE``)
+    leads with the post that introduces it, the company summary of it after (QA round 20: the raw
+    score a summary's title gains past 100 decided a tie the reader sees as one). Stable otherwise."""
+    head = 0
+    while head < len(good) and good[head][2] == "answers":
+        head += 1
+    end = head
+    while end < len(good) and good[end][0] >= SHOWN_TOP:
+        end += 1
+    tied = good[head:end]
+    if len(tied) < 2 or not any(summary(r[1]) for r in tied):
+        return good
+    return good[:head] + sorted(tied, key=lambda r: summary(r[1])) + good[end:]
+
+
 def in_track_first(
     ranked: list[Ranked], track_id: str, tracks_of: Callable[[str], Sequence[str]], post_ids: Sequence[str]
 ) -> list[Ranked]:

@@ -25,6 +25,7 @@ shares problems every runtime has (context length, running out of memory) with v
 from __future__ import annotations
 
 from functools import cached_property
+from itertools import pairwise
 
 from bot.domain.search.analysis import _member_terms, _Unit
 from bot.domain.search.reorder import Ranked
@@ -55,11 +56,36 @@ class ScopeIndex(TopicIndex):
     def _topicality(self, units: list[_Unit]) -> Topicality:
         """:meth:`TopicIndex._topicality`, its score at most half :data:`ON_TOPIC` for a question
         about training a model (:meth:`_about_training`), and no longer ``bare`` unless it is the
-        training word alone (``fine tuning`` typed in the app is still searched)."""
+        training word alone (``fine tuning`` typed in the app is still searched); no terms at all for
+        a request for a piece of work (:meth:`_asks_a_task`)."""
         topicality = super()._topicality(units)
+        if self._asks_a_task(units, topicality):
+            return Topicality((), 0.0, False)
         if topicality.score <= ON_TOPIC / 2 or not self._about_training(units, topicality):
             return topicality
         return topicality._replace(score=ON_TOPIC / 2, bare=topicality.bare and len(topicality.terms) == 1)
+
+    def _asks_a_task(self, units: list[_Unit], topicality: Topicality) -> bool:
+        """Whether the query asks for a piece of work no post is, a poem, a joke, a translation, a job
+        opening (a word or two-word run of ``task_words``), beside no telling term
+        (:meth:`~bot.domain.search.topic.TopicIndex._telling_terms`): its only words of ours are the
+        product's own name, which most posts hold (``vllm``), and everyday or loose ones. The post
+        sharing its everyday words (``fast``, ``jobs``) answers nothing it asks (QA round 20): it is
+        refused as a question off the field is, and never answered by the plain-words fallback.
+        Beside a telling term (``a limerick about prefix caching``) the term's posts are searched."""
+        words = self._vocab.task_words
+        if not words:
+            return False
+        texts = [u.text for u in units]
+        pairs = (f"{a} {b}" for a, b in pairwise(texts))
+        if not any(t in words for t in (*texts, *pairs)):
+            return False
+        return not self._telling_terms(topicality)
+
+    def _out_of_scope(self, units: list[_Unit], topicality: Topicality) -> bool:
+        """Whether the query asks to train a model (:meth:`_about_training`) or for a piece of work
+        (:meth:`_asks_a_task`): no post answers it by sharing its plain words (:mod:`~bot.domain.search.plain`)."""
+        return self._about_training(units, topicality) or self._asks_a_task(units, topicality)
 
     def _span_term(self, span: list[_Unit]) -> Term | None:
         """:meth:`TopicIndex._span_term`, and for a Chinese word of no glossary form that is a

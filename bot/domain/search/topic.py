@@ -186,8 +186,10 @@ class TopicIndex(TrackIndex):
                 first.text in self._ignorable or (first.kind == "latin" and len(first.text) < 2)
             ):
                 continue  # a stop word or a lone letter; a lone Chinese character is a word (狗 of 训练我的狗)
-            if first.sense is None and first.text in self._vocab.symptom_words:
-                continue  # "latency too high": how the measure misbehaves, no other subject
+            if first.sense is None and (
+                first.text in self._vocab.symptom_words or first.text in self._vocab.running_words
+            ):
+                continue  # "latency too high", "run on cpu": how the measure misbehaves, what is done; no subject
             content += 1
             if self._other_tool(units, i):
                 other_tool = True  # a word of another tool's name (ollama, chrome, llama of llama.cpp, 驱动)

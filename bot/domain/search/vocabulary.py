@@ -40,6 +40,8 @@ _OPTIONAL_LIST_KEYS = (
     "recap_tags",
     "training_words",
     "definition_words",
+    "task_words",
+    "running_words",
 )
 _OPTIONAL_KEYS = ("problems", "synonyms", "gpu_generations", *_OPTIONAL_LIST_KEYS)
 _TERM_KEYS = ("term", "abbr", "also", "zh", "sense", "weak", "track", "intro")
@@ -107,7 +109,10 @@ class Vocabulary:
     such a question is about training, not serving, unless a term of a track is beside them
     (:mod:`bot.domain.search.scope`); ``definition_words``, words and phrases asking what a term is
     (``what is``, ``explained``, ``是什么``): the post introducing the term leads
-    (:mod:`bot.domain.search.define`)."""
+    (:mod:`bot.domain.search.define`); ``task_words``, words asking for a piece of work no post is
+    (a poem, a translation, a job opening): beside no telling term such a request is refused
+    (:mod:`bot.domain.search.scope`); ``running_words``, words saying a model is run (``run``, ``跑``):
+    beside field terms they add no other subject to the on-topic decision (:mod:`bot.domain.search.topic`)."""
 
     synonyms: tuple[tuple[str, ...], ...]
     stopwords: frozenset[str]
@@ -128,6 +133,8 @@ class Vocabulary:
     recap_tags: frozenset[str] = frozenset()
     training_words: frozenset[str] = frozenset()
     definition_words: frozenset[str] = frozenset()
+    task_words: frozenset[str] = frozenset()
+    running_words: frozenset[str] = frozenset()
 
     @property
     def ignorable(self) -> frozenset[str]:
@@ -342,6 +349,8 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
         recap_tags=folded("recap_tags"),
         training_words=folded("training_words"),
         definition_words=folded("definition_words"),
+        task_words=folded("task_words"),
+        running_words=folded("running_words"),
     ), []
 
 
