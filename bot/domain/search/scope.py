@@ -17,6 +17,13 @@ The catalog's own Chinese names that the glossary lacks, a track's alias (``运�
 post's Chinese tag (``幻觉检测``), are shared terms of ours: cut whole by the segmenter, they were
 read as no term at all (holdout round p).
 
+A request that names the product but asks for nothing a post holds is refused by rule, not by a
+list of its words (holdout set z): the field's own names (``vllm``, ``llm``) beside words no post
+holds, more of them than one post holds of the rest (a stock, an office, a letter to a client:
+:meth:`ScopeIndex._names_only`); a writing verb whose object no post holds (``draft me a cover
+letter``: :meth:`ScopeIndex._asks_writing`); two names no post holds compared (``lambda vs runpod``:
+:meth:`ScopeIndex._compares_unheard`).
+
 Beside another tool's name no post says (``ollama``), without vLLM named, a post answers only when
 it holds every telling term of the question, or all but one of four or more: the tool's question
 shares problems every runtime has (context length, running out of memory) with vLLM's posts.
@@ -24,10 +31,12 @@ shares problems every runtime has (context length, running out of memory) with v
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
 from functools import cached_property
 from itertools import pairwise
 
-from bot.domain.search.analysis import _member_terms, _Unit
+from bot.domain.search.analysis import _member_terms, _Unit, _unit_key
 from bot.domain.search.reorder import Ranked
 from bot.domain.search.topic import ON_TOPIC, Term, Topicality, TopicIndex
 from bot.domain.text import has_han
@@ -43,6 +52,30 @@ HAN_TAG_CHARS = 4
 """A post's Chinese tag of this many characters or more is a compound of the field (``幻觉检测``,
 ``容量规划``) that the query segmenter cuts whole: a term (:meth:`ScopeIndex._han_names`); a shorter
 one is an everyday word (``安全``, ``社区``, ``课程``)."""
+
+BROAD_SHARE = 0.2
+"""A specific term of no track held by more than this share of the posts names the whole field
+(``llm``: a quarter of them; ``vllm``: nearly all), not a subject of some posts: beside words no post
+holds it is no evidence that a post answers the question (:meth:`ScopeIndex._names_only`)."""
+
+UNHEARD_BESIDE_NAME = 2
+"""Beside only the field's names, this many content words that no post holds (``nvda``, ``hype``;
+``办公室``, ``寄``) make the question one about something else (:meth:`ScopeIndex._names_only`)."""
+
+WRITING_VERBS = frozenset({"write", "draft", "compose", "写", "撰写", "起草"})
+"""Verbs asking for a text written for the asker (:meth:`ScopeIndex._asks_writing`)."""
+
+OBJECT_ENDS = frozenset({"for", "about", "to", "on", "in", "with", "给", "关于", "向"})
+"""Words ending the object of a writing verb: what follows says what it is for or about."""
+
+_ENDINGS = re.compile(r"(?:ed|ing|es|s)$")
+"""An English inflection's ending (``owned``, ``governs``)."""
+
+MIN_ROOT = 3
+"""A root shorter than this (``ed`` of ``bed``) is not looked up as a prefix."""
+
+COMPARED = frozenset({"vs", "versus"})
+"""Words between two things compared (:meth:`ScopeIndex._compares_unheard`)."""
 
 FEW_POSTS = 3
 """A telling term held by at most this many posts names what they are about (``diffusiongemma``: the
@@ -73,6 +106,10 @@ class ScopeIndex(TopicIndex):
         sharing its everyday words (``fast``, ``jobs``) answers nothing it asks (QA round 20): it is
         refused as a question off the field is, and never answered by the plain-words fallback.
         Beside a telling term (``a limerick about prefix caching``) the term's posts are searched."""
+        if self._names_only(units, topicality) or self._compares_unheard(units):
+            return True
+        if self._asks_writing(units) and not self._narrow_terms(topicality):
+            return True
         words = self._vocab.task_words
         if not words:
             return False
@@ -81,6 +118,117 @@ class ScopeIndex(TopicIndex):
         if not any(t in words for t in (*texts, *pairs)):
             return False
         return not self._telling_terms(topicality)
+
+    def _broad(self, term: Term) -> bool:
+        """Whether ``term`` names the whole field (:data:`BROAD_SHARE`: ``llm``, ``vllm``): a
+        specific term of no track that more than that share of the posts hold."""
+        limit = BROAD_SHARE * max(self._n, 1)
+        return (
+            term.sense == "specific"
+            and term.track is None
+            and any(min((self._df_of.get(t, 0) for t in alt), default=0) > limit for alt in term.alternatives)
+        )
+
+    def _narrow_terms(self, topicality: Topicality) -> list[Term]:
+        """The telling terms (:meth:`_telling_terms`) that do not name the whole field (:meth:`_broad`)."""
+        return [t for t in self._telling_terms(topicality) if not self._broad(t)]
+
+    def _plain_content(self, units: list[_Unit]) -> list[_Unit]:
+        """The query's content words of no field sense: not stop, symptom or running words, no
+        glossary term (nor a typo of one), no lone letter nor lone Chinese character (``哪``, ``寄``:
+        everyday words that posts' character pairs say nothing about)."""
+        return [
+            u
+            for u in units
+            if u.sense is None
+            and len(u.text) >= 2
+            and u.text not in self._ignorable
+            and u.text not in self._vocab.symptom_words
+            and u.text not in self._vocab.running_words
+            and self._span_term([u]) is None
+        ]
+
+    def _unheard(self, unit: _Unit) -> bool:
+        """Whether ``unit`` (a word of :meth:`_plain_content`) is one that no post holds in any form
+        (``nvda``, ``办公室``): an English word whose root, without an ending of :data:`_ENDINGS`,
+        begins no word of a post (``owned`` as ``own``, ``governed`` as ``governance``) is unheard."""
+        key = _unit_key(unit)
+        if key in self._df_of:
+            return False
+        if unit.kind != "latin":
+            return True
+        root = _ENDINGS.sub("", unit.text)
+        if len(root) < MIN_ROOT:
+            return True
+        keys = self._sorted_keys
+        at = bisect_left(keys, root)
+        return not (root in self._df_of or (at < len(keys) and keys[at].startswith(root)))
+
+    @cached_property
+    def _sorted_keys(self) -> list[str]:
+        """Every index term of the posts, sorted (prefix look-ups of :meth:`_unheard`)."""
+        return sorted(self._df_of)
+
+    def _names_only(self, units: list[_Unit], topicality: Topicality) -> bool:
+        """Whether the question's only field terms are the field's own names (:meth:`_broad`:
+        ``vllm``, ``llm``) beside :data:`UNHEARD_BESIDE_NAME` or more plain words no post holds
+        (:meth:`_unheard`), more of them than one post holds of its other plain words: it names the
+        product but asks about a stock, a company's office, a letter to a client. A post would need
+        a word of the question's subject beside the name; holding the name alone (most posts do) is
+        no evidence it answers. ``who governs vllm … linux foundation`` has a post holding its
+        plain words (``foundation``, ``company``); ``what is vllm`` holds no word that no post holds."""
+        terms = topicality.terms
+        if not terms or not all(self._broad(t) for t in terms):
+            return False
+        plain = self._plain_content(units)
+        unheard = sum(self._unheard(u) for u in plain)
+        if unheard < UNHEARD_BESIDE_NAME:
+            return False
+        keys = {_unit_key(u) for u in plain} & self._df_of.keys()
+        held: dict[int, int] = {}
+        for key in keys:
+            for doc in self._alternative((key,))[0].tolist():
+                held[int(doc)] = held.get(int(doc), 0) + 1
+        return unheard > max(held.values(), default=0)
+
+    def _compares_unheard(self, units: list[_Unit]) -> bool:
+        """Whether the query compares two things (``a vs b``: :data:`COMPARED`) of which no post
+        holds either (:meth:`_unheard` plain words: two vendors, two products the blog never names):
+        what it asks is which of those, and no post can tell, whatever field terms sit beside."""
+        plain = {id(u) for u in self._plain_content(units)}
+
+        def unheard(u: _Unit) -> bool:
+            return id(u) in plain and self._unheard(u)
+
+        return any(
+            u.text in COMPARED and 0 < i < len(units) - 1 and unheard(units[i - 1]) and unheard(units[i + 1])
+            for i, u in enumerate(units)
+        )
+
+    def _asks_writing(self, units: list[_Unit]) -> bool:
+        """Whether the query asks for a text written for the asker: a writing verb
+        (:data:`WRITING_VERBS`: ``draft me a …``, ``帮我写 …``) whose object, the content words after
+        it up to a word of :data:`OBJECT_ENDS` (``for``, ``about``), is no field term and no post
+        holds its words together (those some post holds: a word none does may be a shorthand,
+        ``op``): the text is no post's subject, whatever kind of text it is (a cover letter, a
+        speech). ``write a python client``, ``draft model``, ``write a custom op`` name something
+        posts hold."""
+        for i, unit in enumerate(units):
+            if unit.text not in WRITING_VERBS:
+                continue
+            obj: list[_Unit] = []
+            for nxt in units[i + 1 :]:
+                if nxt.text in OBJECT_ENDS:
+                    break
+                if nxt.text in self._ignorable or (nxt.kind == "latin" and len(nxt.text) < 2):
+                    continue
+                obj.append(nxt)
+            if not obj or any(self._span_term([u]) is not None for u in obj):
+                continue
+            keys = tuple(dict.fromkeys(k for k in map(_unit_key, obj) if k in self._df_of))
+            if keys and not self._alternative(keys)[0].size:
+                return True
+        return False
 
     def _out_of_scope(self, units: list[_Unit], topicality: Topicality) -> bool:
         """Whether the query asks to train a model (:meth:`_about_training`) or for a piece of work

@@ -44,6 +44,11 @@ ON_TOPIC_BESIDE_TOOL = 2.0
 """What a question naming another tool (``other_names``: ollama, chrome) needs: it asks about that
 tool unless it holds two specific terms of ours (``ollama pull llama3 fails`` is not ours)."""
 
+BESIDE_TOOL_TERMS = 4
+"""Beside another tool, a question with this many field terms that tell posts apart (not ``model``),
+one a specific term of a track, is ours: it tells its setup in our words (replicas, round-robin,
+multi-turn, a PD split behind nginx); the tool is a part of it."""
+
 GENERIC_SHARE = 0.5
 """A term held by more than this share of the posts (``vllm``) tells no post from another."""
 
@@ -214,7 +219,9 @@ class TopicIndex(TrackIndex):
         own = sum(  # beside a tool, words of no track (model, memory) ask about it
             SENSE_WEIGHTS[t.sense] for t in terms.values() if vllm_named or t.sense == "specific" or t.track is not None
         )
-        if other_tool and own < ON_TOPIC_BESIDE_TOOL:
+        told = [t for t in terms.values() if not self._generic(t)]  # not model, vllm: most posts hold them
+        told_many = len(told) >= BESIDE_TOOL_TERMS and any(t.sense == "specific" and t.track for t in told)
+        if other_tool and own < ON_TOPIC_BESIDE_TOOL and not told_many:
             score = min(score, ON_TOPIC / 2)  # about the other tool: at most one shared term's worth
         bare = content > 0 and covered == content
         return Topicality(tuple(terms.values()), score, bare, tuple(mentioned), other_tool and not vllm_named)
