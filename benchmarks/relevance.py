@@ -140,6 +140,11 @@ DEFAULT_SETS = (
     "offtopic-t.tsv",
     "offtopic-u.tsv",
     "offtopic-v.tsv",
+    "problems-en-x.tsv",
+    "offtopic-x.tsv",
+    "offtopic-y.tsv",
+    "topics-z.tsv",
+    "offtopic-z.tsv",
     "definitions-dev.tsv",
 )
 """Every set, ``tests/data`` (or ``../shared/eval`` for the shared ones). The ``*-dev`` sets of issue

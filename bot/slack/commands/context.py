@@ -7,7 +7,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from cachetools import TTLCache
@@ -21,7 +21,6 @@ from bot.domain.search.confidence import clear_best
 from bot.domain.text import has_han
 from bot.domain.words import canonical_zone
 from bot.runtime import Loaded, Runtime
-from bot.slack.commands.typed_lang import is_neutral
 from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn
 from bot.store import ReaderState
@@ -71,19 +70,15 @@ class UserInfoCache:
     def __init__(self, fetch: UsersInfo, ttl: float = 3600.0):
         self._fetch = fetch
         self._data: TTLCache[tuple[str, str], UserInfo] = TTLCache(10_000, ttl, timer=time.monotonic)
-        self._typed: TTLCache[tuple[str, str], str] = TTLCache(10_000, ttl, timer=time.monotonic)
         self._lock = threading.Lock()
 
     def cached(self, team_id: str, user_id: str) -> UserInfo:
-        """The remembered answer, without calling Slack; raises :class:`NotCached` when there is none.
-        Its ``locale`` is the language the person last typed in when one is remembered
-        (:meth:`remember_lang`), so a kept answer's key (:mod:`bot.slack.kept_answers`) tells them apart."""
+        """The remembered answer, without calling Slack; raises :class:`NotCached` when there is none."""
         with self._lock:
             info = self._data.get((team_id, user_id))
-            typed = self._typed.get((team_id, user_id))
         if info is None:
             raise NotCached(user_id)
-        return info if typed is None else replace(info, locale=typed)
+        return info
 
     def __call__(self, team_id: str, user_id: str) -> UserInfo:
         try:
@@ -92,24 +87,7 @@ class UserInfoCache:
             info = self._fetch(team_id, user_id)
         with self._lock:
             self._data[(team_id, user_id)] = info
-        return self.cached(team_id, user_id) if self._typed.get((team_id, user_id)) else info
-
-    def remember_lang(self, team_id: str, user_id: str, lang: str | None) -> None:
-        """Remember ``lang`` (``zh``) as the language the person last typed in, for commands that
-        hold none (:mod:`~bot.slack.commands.typed_lang`); None forgets it (the Slack locale again)."""
-        with self._lock:
-            if lang is None:
-                self._typed.pop((team_id, user_id), None)
-            else:
-                self._typed[(team_id, user_id)] = lang
-
-
-def remember_lang(users_info: object, team_id: str, user_id: str, lang: str | None) -> None:
-    """:meth:`UserInfoCache.remember_lang` on ``users_info`` when it is such a cache or its
-    :meth:`~UserInfoCache.cached` (the ack's look-up); nothing for another look-up (none remembers)."""
-    cache = users_info if isinstance(users_info, UserInfoCache) else getattr(users_info, "__self__", None)
-    if isinstance(cache, UserInfoCache):
-        cache.remember_lang(team_id, user_id, lang)
+        return info
 
 
 def no_users_info(team_id: str, user_id: str) -> UserInfo:
@@ -330,9 +308,7 @@ class Context:
     """One request: ``rt``, ``caller``, ``lang`` (chosen with ``lang``, else zh when ``typed`` holds a
     Chinese word other than an option name (:data:`OPTION_WORDS`), a Chinese track or post name
     included (``dm on 周五``, ``plan 30分钟``: QA round 18;
-    ``follow 推测解码``, ``推测解码 spec``: QA round 19), else for a neutral command (``next``: only
-    command words, :func:`~bot.slack.commands.typed_lang.is_neutral`) the language last typed in
-    when remembered (:meth:`UserInfoCache.remember_lang`; QA round 20), else the Slack locale
+    ``follow 推测解码``, ``推测解码 spec``: QA round 19), else the Slack locale
     zh* -> zh, else en: the language of this reply, stored only by ``lang``); Slack only through ``users_info``,
     ``channel_check``, ``announce``."""
 
@@ -361,13 +337,9 @@ class Context:
         chosen = self.reader.chosen_lang
         if chosen in LANGS:
             return chosen
-        team, user = self.caller.team_id, self.caller.user_id
         if has_han(" ".join(w for w in self.typed.split() if w not in OPTION_WORDS)):
-            remember_lang(self.users_info, team, user, "zh")  # for a neutral `next` after it (QA round 20)
             return "zh"  # QA round 19: `follow 推测解码`, `推测解码 spec` were answered in English
-        if not is_neutral(self.typed):  # Latin words of its own: the Slack locale decides, as before
-            remember_lang(self.users_info, team, user, None)
-        locale = (self.users_info(team, user).locale or "").lower()  # the language last typed in first
+        locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
         return "zh" if locale.startswith("zh") else "en"
 
     def person(self, user_id: str) -> str:
