@@ -265,3 +265,13 @@ def test_the_path_page_says_summary_minutes_as_slack_does(lang: str, word: str) 
         p for p in (catalog.post(s.post) for s in catalog.track(track).steps) if p.source.link_kind == "summary"
     ]
     assert f"{summaries[0].minutes} {word}" in page.replace("约 ", "")
+
+
+def test_the_unknown_words_of_a_refusal_keep_their_separate_places() -> None:
+    """Unknown words on either side of a known one are named apart, never joined into a phrase the
+    asker did not type (``best gpu to buy`` said *best buy*); words side by side stay together."""
+    from bot.slack.views.search import _rest_of
+
+    assert _rest_of("best gpu to buy", "gpu") == "best, buy"
+    assert _rest_of("best gpu to buy", "gpu", "、") == "best、buy"
+    assert _rest_of("cheap shiny gpu", "gpu") == "cheap shiny"

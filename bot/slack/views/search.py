@@ -90,7 +90,9 @@ def _no_results(
         blocks.append(section(t(f"search.{link.status}_link", lang, url=truncate(link.url, 300))))
     elif not shown_query or result.hint:
         blocks.append(section(t("search.empty", lang)))
-    elif (known := result.known) and (rest := _rest_of(shown_query, known)):  # a word known, the rest not
+    elif (known := result.known) and (
+        rest := _rest_of(shown_query, known, "、" if lang == "zh" else ", ")
+    ):  # a word known, the rest not
         # (every word known, nothing found: no "search {words}" pointing at itself; QA round 9)
         key, words = "search.partly_rest", truncate(known, 100)
         blocks.append(section(t(key, lang, query=shown_query, words=words, rest=truncate(rest, 100))))
@@ -180,13 +182,14 @@ _FUNCTION_WORDS = frozenset(
 an echoed rest (*less*, *more*) they name nothing (:func:`_rest_of`)."""
 
 
-def _rest_of(query: str, known: str) -> str:
+def _rest_of(query: str, known: str, sep: str = ", ") -> str:
     """The words of ``query`` (as shown) that ``known`` (the search's known words) does not hold,
-    in their order, joined by spaces; "" when every word is known (a new user's QA: "the rest of it"
-    was unclear) or only stop and question words are left. Each run of unknown words between known
-    ones is trimmed of the stop and question words at its ends (the search vocabulary's
-    ``ignorable``, and :data:`_FUNCTION_WORDS`: QA round 19 saw *can I use less for the* for ``can I
-    use less memory for the cache``); the runs left are joined by spaces."""
+    in their order; "" when every word is known (a new user's QA: "the rest of it" was unclear) or
+    only stop and question words are left. Each run of unknown words between known ones is trimmed
+    of the stop and question words at its ends (the search vocabulary's ``ignorable``, and
+    :data:`_FUNCTION_WORDS`: QA round 19 saw *can I use less for the* for ``can I use less memory
+    for the cache``); a run's words are joined by spaces, the runs by ``sep`` (QA round 20: *best
+    buy* for ``best gpu to buy`` read as a shop's name)."""
     have = {w.casefold() for w in known.split()}
     skip = default_vocabulary().ignorable | _FUNCTION_WORDS
     runs: list[list[str]] = [[]]
@@ -199,5 +202,5 @@ def _rest_of(query: str, known: str) -> str:
     for run in runs:
         meaningful = [i for i, w in enumerate(run) if w.casefold().strip("?!.,;:\"'") not in skip]
         if meaningful:
-            kept.extend(run[meaningful[0] : meaningful[-1] + 1])
-    return " ".join(kept)
+            kept.append(" ".join(run[meaningful[0] : meaningful[-1] + 1]))
+    return sep.join(kept)
