@@ -168,8 +168,8 @@ class EvidenceIndex(FitIndex):
 
     @cached_property
     def _pair_forms(self) -> frozenset[tuple[str, ...]]:
-        """The glossary and synonym forms of two Latin words, as word keys (``('prefix', 'cach')``)."""
-        return frozenset(k for k in self._phrases if len(k) == 2 and all(w.isascii() and w.isalpha() for w in k))
+        """The glossary and synonym forms of two or three Latin words, as word keys (``('prefix', 'cach')``)."""
+        return frozenset(k for k in self._phrases if len(k) in (2, 3) and all(w.isascii() and w.isalpha() for w in k))
 
     @cached_property
     def _post_versions(self) -> tuple[tuple[Version, ...], ...]:

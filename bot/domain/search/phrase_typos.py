@@ -1,5 +1,6 @@
-"""Two words of a query that are a glossary form with one of them typed one letter off (``prefix
-cashing``, ``paged atention``, ``long contex``): read as the form (:func:`fix_pair_typos`).
+"""Two or three words of a query that are a glossary form with one of them typed one letter off
+(``prefix cashing``, ``paged atention``, ``long contex``; ``illegal memory acess``): read as the
+form (:func:`fix_pair_typos`).
 
 A word typed off that is itself an English word (``cashing``) is no typo to the word-by-word
 speller (:mod:`bot.domain.search.spelling`: ``hard`` is no misspelt ``hardware``), and a typo
@@ -20,17 +21,21 @@ def fix_pair_typos(
     forms: Container[tuple[str, ...]],
     keep: Callable[[str], bool],
 ) -> str:
-    """``norm`` (normalized text, words split on spaces) with each pair of neighbouring words that is
-    no form of ``forms`` (tuples of word keys: ``key`` stems a word) but is one when one of its words
-    of 4+ letters is replaced by a word ``near`` it (one edit away) read as that form; a word ``keep``
-    says is as meant (a stop word, a word the catalog holds: ``vllm`` is no ``llm`` typed off) is
-    never replaced."""
+    """``norm`` (normalized text, words split on spaces) with each run of three, else pair of,
+    neighbouring words that is no form of ``forms`` (tuples of word keys: ``key`` stems a word) but
+    is one when one of its words of 4+ letters is replaced by a word ``near`` it (one edit away)
+    read as that form; a word ``keep`` says is as meant (a stop word, a word the catalog holds:
+    ``vllm`` is no ``llm`` typed off) is never replaced."""
     words = norm.split(" ")
     i = 0
     while i + 1 < len(words):
         a, b = words[i], words[i + 1]
         if (key(a), key(b)) in forms or not (a.isalpha() and b.isalpha()):
             i += 1
+            continue
+        if i + 2 < len(words) and (triple := _fixed_triple(words[i : i + 3], near, key, forms, keep)):
+            words[i : i + 3] = triple  # "illegal memory acess": a form of three words, one typed off
+            i += 3
             continue
         fixed = _fixed_pair(a, b, near, key, forms, keep)
         if fixed is None:
@@ -39,6 +44,28 @@ def fix_pair_typos(
         words[i], words[i + 1] = fixed
         i += 2
     return " ".join(words)
+
+
+def _fixed_triple(
+    run: list[str],
+    near: Callable[[str], list[str]],
+    key: Callable[[str], str],
+    forms: Container[tuple[str, ...]],
+    keep: Callable[[str], bool],
+) -> list[str] | None:
+    """The three words ``run`` with one of them (the last first) replaced by a word near it that
+    makes them a form of three words, or ``None`` (holdout set aa: an everyday word typed off inside
+    a field phrase, ``illegal memory acess``, left the whole phrase unread)."""
+    if not all(w.isalpha() for w in run) or tuple(map(key, run)) in forms:
+        return None
+    for j in (2, 1, 0):
+        if keep(run[j]):
+            continue
+        for cand in near(run[j]):
+            fixed = [*run[:j], cand, *run[j + 1 :]]
+            if tuple(map(key, fixed)) in forms:
+                return fixed
+    return None
 
 
 def _fixed_pair(

@@ -13,7 +13,8 @@ scores :data:`PLAIN_SCORE` or more, or (holdout round t: one question alone did 
 the best post's whole text (title, both summaries, tags, every curated question: the ``bm25+q``
 baseline's documents) scores :data:`POST_SCORE` and shares :data:`POST_SHARED` of its words. The
 posts are ranked by their best question's score plus their whole text's and shown as ``closest``
-(the evidence is words in common, not a term of the field). Never beside another tool's name, nor for a
+(the evidence is words in common, not a term of the field). Beside another tool's name only when the
+best post holds it too (:mod:`~bot.domain.search.setup_tools`, holdout set aa); never for a
 question about training a model (:mod:`bot.domain.search.scope`): those keep their refusal. Holdout
 round v: a short question (:data:`SHORT_WORDS`) is answered by a post sharing all its words but one
 (:data:`SHORT_SCORE`), and a learning request in plain words (``teach me``, ``想入门`` and no field
@@ -36,9 +37,9 @@ import numpy as np
 
 from bot.domain.search.analysis import _bigrams, _parts, _Unit, stem
 from bot.domain.search.concepts import held_concepts
-from bot.domain.search.evidence import EvidenceIndex
 from bot.domain.search.ranking import _cjk_cutter
 from bot.domain.search.results import PostMatch, SearchResult, TrackMatch
+from bot.domain.search.setup_tools import API_WORDS, SETUP_SHARE, SetupIndex
 from bot.domain.search.topic import HINT_SCORE, Topicality
 
 PLAIN_SCORE = 15.0
@@ -133,13 +134,6 @@ _K1, _B = 1.2, 0.75
 _LATIN_RE = re.compile(r"[a-z0-9]{2,}")
 """A Latin word of two characters or more (of a glossary term's English form)."""
 
-_API_PATH_RE = re.compile(r"(?<![\w/.])/v1(?:/[a-z_]+)*(?![\w.])", re.IGNORECASE)
-"""An OpenAI-compatible API path (``/v1``, ``/v1/chat/completions``, ``/v1/embeddings``): the API,
-never the V1 engine whose name ``v1`` it would otherwise read as (holdout round r)."""
-
-API_WORDS = "openai compatible api"
-"""What an API path (:data:`_API_PATH_RE`) is read as: the glossary's form of the API."""
-
 
 class _Questions(NamedTuple):
     """The curated questions as a BM25 corpus: ``owner`` the post (document) of each question
@@ -162,14 +156,9 @@ class _Posts(NamedTuple):
     idf: dict[str, float]
 
 
-class PlainIndex(EvidenceIndex):
+class PlainIndex(SetupIndex):
     """Plain-words questions answered through the catalog's curated questions (module docstring);
     read-only."""
-
-    def _read_versions(self, text: str) -> str:
-        """:meth:`EvidenceIndex._read_versions` of ``text`` with each OpenAI-compatible API path
-        read as :data:`API_WORDS` (``POST /v1/chat/completions`` is the API, not the V1 engine)."""
-        return super()._read_versions(_API_PATH_RE.sub(f" {API_WORDS} ", text) if "/v1" in text.lower() else text)
 
     def _plain_tokens(self, text: str) -> list[str]:
         """The distinct tokens of ``text``: stems of Latin words of 2+ letters, Chinese character
@@ -378,13 +367,14 @@ class PlainIndex(EvidenceIndex):
         (normalized; ``units`` and ``topicality`` its reading), best first, as ``(doc, score)`` (the
         best question's score plus the whole text's, those within :data:`PLAIN_FLOOR` of the best):
         empty unless one question shares :data:`PLAIN_SHARED` words and scores :data:`PLAIN_SCORE`
-        or the best post's whole text shares :data:`POST_SHARED` and scores :data:`POST_SCORE`, and
-        never beside another tool's name nor for a question about training or asking for a piece of work
+        or the best post's whole text shares :data:`POST_SHARED` and scores :data:`POST_SCORE`; never
+        beside a tool some post mentions (``Topicality.tools``); beside one no post says as typed only
+        the posts holding it, the best post among them
+        (:meth:`~bot.domain.search.setup_tools.SetupIndex._holding_tools`); never for a question
+        about training or asking for a piece of work
         (:meth:`~bot.domain.search.scope.ScopeIndex._out_of_scope`)."""
-        if topicality.beside_tool or topicality.tools or self._out_of_scope(units, topicality):
-            return []
-        if any(self._other_tool(units, i) for i in range(len(units))):
-            return []
+        if topicality.tools or self._out_of_scope(units, topicality):
+            return []  # a tool a post mentions asked about (``langchain agent …``): topic.py's rule
         shares = self._word_shares(text)
         extra = self._glossary_words(text, set(shares))
         tokens = [*shares, *extra]
@@ -406,6 +396,11 @@ class PlainIndex(EvidenceIndex):
         combined = {
             doc: best.get(doc, 0.0) + float(posts[doc]) for doc in set(best) | set(np.flatnonzero(posts).tolist())
         }
+        if topicality.beside_tool or any(self._other_tool(units, i) for i in range(len(units))):
+            held = self._holding_tools(units, np.array(sorted(combined), dtype=np.int64))  # setup_tools.py
+            if held is None or lead not in held.tolist() or words[lead] < SETUP_SHARE * sum(shares.values()):
+                return []  # beside another tool, only the posts telling that tool as part of their setup
+            combined = {doc: combined[doc] for doc in held.tolist()}
         top = max(combined.values())
         ranked = sorted(combined.items(), key=lambda item: -item[1])
         return [(doc, score) for doc, score in ranked if score >= PLAIN_FLOOR * top]
