@@ -24,6 +24,7 @@ from bot.domain.budget import take_after, take_budget
 from bot.domain.schedule import ScheduleParts
 from bot.domain.text import clean
 from bot.domain.words import closest
+from bot.slack.grammar_dm import PAUSE_LENGTH_EN, PAUSE_LENGTH_ZH
 from bot.slack.grammar_dm import dm as _dm
 from bot.slack.grammar_dm import second_budget as _second_budget
 from bot.slack.grammar_forms import retried
@@ -363,6 +364,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (rf"^恢复{_ZH_DM}(.*)$", r"dm resume \1"),
     (r"^(?:please\s+)?pause\s+(?:for\s+)?(?:two|2)\s*(?:weeks?|w)$|^暂停\s*(?:两|2|二)\s*(?:周|个?星期|个?礼拜)$",
      "dm pause 2 weeks"),  # the catch-up DM's *Pause two weeks* typed (QA round 20)
+    (rf"^(?:please\s+)?pause\s+({PAUSE_LENGTH_EN})$|^暂停\s*(?!一周$)({PAUSE_LENGTH_ZH})$", r"dm pause \1\2"),
     (r"^(?:取消|删除)提醒$", "reminders"),
 ))
 """Commands typed as plain words (QA), rewritten to their keyword form before parsing: ``mark

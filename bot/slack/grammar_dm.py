@@ -4,6 +4,7 @@ shares. Pure, read by :func:`bot.slack.grammar.parse`."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.domain.budget import take_budget
@@ -31,6 +32,30 @@ TWO_WEEKS = frozenset(
 """The other length a pause may have, the catch-up DM's *Pause two weeks* (QA round 20: ``pause dm for
 2 weeks`` was refused while that button offers it): ``arg`` :data:`PAUSE_TWO_WEEKS`. Any other length
 is refused, naming the two (``dm.pause_length``)."""
+
+_IN_WEEKS = re.compile(r"^(?:for\s+)?(?:(?P<n>\d{1,2})\s*(?:wks?|weeks?|w)?|(?P<w>one|two|an?)\s+(?:wks?|weeks?))$")
+"""A length in weeks written short or bare (``2 wks``, ``2 wk``, ``2``: a bare number counts weeks;
+QA round 21: ``dm pause 2`` and ``pause dm 2 wks`` were refused as lengths a pause cannot have)."""
+
+PAUSE_LENGTH_EN = (
+    r"(?:for\s+)?(?:\d{1,3}|an?|one|two|three|four|five|six|a\s+few|a\s+couple\s+of)"
+    r"\s*(?:w|wks?|weeks?|d|days?|mo|months?)"
+)
+PAUSE_LENGTH_ZH = r"(?:\d{1,3}|[一两二三四五六七八九十几半]{1,3})\s*个?(?:周|星期|礼拜|天|月)"
+"""A length of time after ``pause`` / ``暂停`` (``pause 3 weeks``, ``暂停一个月``): the weekly DM's pause
+(``dm pause <length>``), which is one or two weeks (QA round 21: read as a track name). ``pause``
+alone asks what to stop (``stop_what``), so a length never means a channel digest."""
+
+
+def pause_length(said: str) -> str:
+    """``said`` (the words after ``dm pause``) in the form :data:`A_WEEK` / :data:`TWO_WEEKS` hold
+    when it counts weeks in short (``2 wks`` -> ``2 weeks``, ``1`` -> ``1 week``); else casefolded."""
+    length = said.casefold().strip()
+    if (m := _IN_WEEKS.match(length)) is None:
+        return length
+    n = int(m["n"]) if m["n"] else (2 if m["w"] == "two" else 1)
+    return "1 week" if n == 1 else f"{n} weeks"
+
 
 PAUSE_TWO_WEEKS = "pause 2w"
 """``Command.arg`` of ``dm pause 2 weeks`` (``dm pause`` alone: ``pause``, one week)."""
@@ -82,7 +107,7 @@ def dm(rest: list[str]) -> dict[str, Any]:
     switch = rest[0].casefold() if rest else ""
     if switch in ("catchup", "跟上进度") and len(rest) == 2 and rest[1].casefold() in _ON_OFF:
         return {"enabled": None, "catchup": _ON_OFF[rest[1].casefold()]}
-    if switch in _DM_PAUSE and (length := " ".join(typed[1:]).casefold()) in A_WEEK | TWO_WEEKS:
+    if switch in _DM_PAUSE and (length := pause_length(" ".join(typed[1:]))) in A_WEEK | TWO_WEEKS:
         return {"enabled": None, "arg": PAUSE_TWO_WEEKS if length in TWO_WEEKS else "pause"}
     if switch in ("off", "stop", "关闭", "关", *_DM_PAUSE, *_DM_RESUME, *_DM_STATUS) and len(typed) > 1:
         error = "dm.pause_length" if switch in _DM_PAUSE else "dm.extra"  # `dm pause 3 weeks`: one or two

@@ -94,13 +94,13 @@ PROGRESS = re.compile(
 TRACKS = re.compile(
     r"^(?:(?:(?:the|all|all\s+the|my|available|your)\s+)?(?:tracks?|reading\s+paths?|paths?|topics?)"
     r"(?:\s+(?:list|available|please|pls))?|(?:list|index)\s+of\s+(?:the\s+)?(?:tracks|paths|topics)"
-    r"|(?:所有|全部)?(?:的)?(?:主题|路径|学习路径|阅读路径)(?:有哪些)?)$"
+    r"|(?:所有|全部)?(?:的)?(?:主题|路径|学习路径|阅读路径)(?:列表|清单|有哪些)?)$"
 )
 """A track list asked for in one or two words (``tracks``, ``all tracks``, ``track list``, ``主题``; QA
 round 16: ``tracks`` was searched and refused): the tracks, each with what it holds; ``list tracks``
 and ``show all tracks`` too (QA round 20: they got the help), read as ``tracks`` by
 :func:`~bot.slack.grammar_polite.polite`. ``有哪些主题`` is :data:`ABOUT_APP`'s (the help, which ends
-with the tracks)."""
+with the tracks). ``主题列表`` too (QA round 21: it got the help)."""
 
 ALONE: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (RECOMMEND, "recommend"),

@@ -53,7 +53,7 @@ COMMANDS: dict[str, CommandFn] = {
     "recommend": settings.recommend,
     "settings": settings.show_settings,
     "stop_what": settings.stop_what,
-    "snooze_what": settings.snooze_what,
+    "snooze_what": subscribe.snooze_or_pause,
     "digest_cli": settings.digest_cli,
     "usage": help.usage,
     "my_data": settings.my_data,

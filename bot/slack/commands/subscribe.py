@@ -17,7 +17,7 @@ from bot.slack.commands.context import CHANNEL_INVITE, CHANNEL_OK, Context
 from bot.slack.commands.digest_actions import handle_digest_action
 from bot.slack.commands.plan import budget_refusal, channel_budget, dm_budget
 from bot.slack.commands.progress import ALL_WORDS, not_tracks, several_tracks
-from bot.slack.commands.settings import language_name
+from bot.slack.commands.settings import language_name, snooze_what
 from bot.slack.grammar_dm import PAUSE_TWO_WEEKS
 from bot.slack.i18n import LANGS, day_text, join_list, t
 from bot.slack.mrkdwn import Mrkdwn, esc, truncate
@@ -284,7 +284,8 @@ def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
 
 def _unsubscribe_one(ctx: Context, tid: str, named: bool = False) -> Mrkdwn:
     """Remove this channel's digest of ``tid`` as :func:`unsubscribe` says; what was done, or why
-    not (led by the track's name when ``named``: one of several)."""
+    not (led by the track's name when ``named``: one of several); no digest of it here while the
+    caller follows it: ``unfollow <track>`` named too."""
     team, channel = ctx.caller.team_id, ctx.caller.channel_id
     name = views.track_name(ctx.catalog, tid, ctx.lang)
     current = next((x for x in ctx.rt.store.subscriptions(team, channel) if x.track_id == tid), None)
@@ -296,7 +297,10 @@ def _unsubscribe_one(ctx: Context, tid: str, named: bool = False) -> Mrkdwn:
         said_in = ctx.rt.store.digest_lang(current)
         said_name = views.track_name(ctx.catalog, tid, said_in)
         ctx.tell_channel(t("announce.unsub", said_in, person=ctx.person(ctx.caller.user_id), track=said_name))
-    return t("unsub.done" if removed else "unsub.not", ctx.lang, track=name)
+    said = t("unsub.done" if removed else "unsub.not", ctx.lang, track=name)
+    if not removed and current is None and tid in ctx.reader.follows():  # QA round 21: following is what they meant
+        return sentences(ctx.lang, said, t("unsub.not_but_followed", ctx.lang, track_id=tid))
+    return said
 
 
 def _unsubscribe_all(ctx: Context) -> Mrkdwn:
@@ -459,3 +463,22 @@ def _channel_without_hash(ctx: Context, cmd: grammar.Command, several: list[str]
         return None
     here = truncate(f"subscribe {cmd.arg[: found.start()].strip()}", 200)
     return views.text_reply(t("elsewhere.channel", ctx.lang, channel=esc("#" + found["name"]), command=here))
+
+
+_PAUSE_A_WEEK = frozenset({"暂停一周"})
+"""``pause a week`` as :data:`~bot.slack.grammar_phrases.SNOOZE` reads it (the one length the
+grammar does not send to ``dm pause``: it also names a channel digest's *Snooze a week* button)."""
+
+
+def snooze_or_pause(ctx: Context, cmd: grammar.Command) -> Reply:
+    """``snooze …`` / ``暂停一周`` (the typed words in ``cmd.query``): ``暂停一周`` from someone whose
+    weekly DM is on, where no channel digest is (a DM, a channel without one), is ``dm pause``: the
+    DM skips a week (QA round 21: it only named the digest's button and the DM kept coming); else
+    :func:`~bot.slack.commands.settings.snooze_what` (the button, a length refused, ``unsnooze``)."""
+    if (cmd.query or "").strip() in _PAUSE_A_WEEK:
+        store, team, channel = ctx.rt.store, ctx.caller.team_id, ctx.caller.channel_id
+        now = store.get_dm(team, ctx.caller.user_id)
+        digests = store.subscriptions(team, channel) if channel and not channel.startswith("D") else []
+        if now is not None and now.enabled and not digests:
+            return _pause_dm(ctx)
+    return snooze_what(ctx, cmd)
