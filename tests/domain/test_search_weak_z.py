@@ -92,3 +92,11 @@ def test_the_everyday_chinese_word_for_a_web_version_is_the_web_interface(matche
     """网页端 / 网页版 (the web version of an app) are glossary forms of the web interface: the
     playground that starts a server from a browser answers."""
     assert "vllm-playground" in _ids(matcher, "有没有网页端能点几下就把模型跑起来", 3)
+
+
+def test_a_writing_request_beside_a_term_a_track_teaches_is_searched(matcher):
+    """Asking for code about the field (a script to benchmark throughput) is no text-for-the-asker
+    task: the benchmarking posts answer it (new-user round 21); a letter stays refused."""
+    shown = matcher.search("write a python script to benchmark vllm throughput", limit=3)
+    assert shown.confidence != "none" and shown.results, shown
+    assert matcher.search("draft me a cover letter for an llm infra role", limit=3).confidence == "none"

@@ -108,7 +108,7 @@ class ScopeIndex(TopicIndex):
         Beside a telling term (``a limerick about prefix caching``) the term's posts are searched."""
         if self._names_only(units, topicality) or self._compares_unheard(units):
             return True
-        if self._asks_writing(units) and not self._narrow_terms(topicality):
+        if self._asks_writing(units) and not self._narrow_terms(topicality) and not self._track_terms(topicality):
             return True
         words = self._vocab.task_words
         if not words:
@@ -128,6 +128,15 @@ class ScopeIndex(TopicIndex):
             and term.track is None
             and any(min((self._df_of.get(t, 0) for t in alt), default=0) > limit for alt in term.alternatives)
         )
+
+    def _track_terms(self, topicality: Topicality) -> list[Term]:
+        """The query's terms that a track teaches (``benchmark``, ``throughput``), of any sense: a
+        writing request beside one asks for code or a text about the field (``write a python script
+        to benchmark vllm throughput``: the benchmarking posts; new-user round 21), not for a text
+        no post is. The writing verb itself is none (``draft`` is also a draft model)."""
+        return [
+            t for t in topicality.terms if t.track is not None and not self._broad(t) and t.text not in WRITING_VERBS
+        ]
 
     def _narrow_terms(self, topicality: Topicality) -> list[Term]:
         """The telling terms (:meth:`_telling_terms`) that do not name the whole field (:meth:`_broad`)."""
