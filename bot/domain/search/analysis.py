@@ -356,3 +356,18 @@ class _Unit(NamedTuple):
 
 def _unit_key(unit: _Unit) -> str:
     return stem(unit.text) if unit.kind == "latin" else unit.text
+
+
+def _joins(units: list[_Unit], i: int) -> list[str]:
+    """``units[i]``'s Latin word joined with the Latin word before it, then with the one after; a
+    number followed by a number, also with a ``v`` before it: a version typed without its ``v``
+    (``vllm 0.6`` as the title's ``v0.6.0``, ``deepseek 3.2`` as ``V3.2``)."""
+    text = units[i].text
+    out = [
+        text + units[j].text if j > i else units[j].text + text
+        for j in (i - 1, i + 1)
+        if 0 <= j < len(units) and units[j].kind == "latin"
+    ]
+    if text.isdigit() and i + 1 < len(units) and units[i + 1].text.isdigit():
+        out.append(f"v{text}{units[i + 1].text}")
+    return out

@@ -25,9 +25,8 @@ import re
 
 import numpy as np
 
-from bot.domain.search.analysis import _bigrams, _Unit, stem
+from bot.domain.search.analysis import _bigrams, _joins, _Unit, stem
 from bot.domain.search.evidence import EvidenceIndex
-from bot.domain.search.topic import _joins
 
 _API_PATH_RE = re.compile(r"(?<![\w/.])/v1(?:/[a-z_]+)*(?![\w.])", re.IGNORECASE)
 """An OpenAI-compatible API path (``/v1``, ``/v1/chat/completions``, ``/v1/embeddings``): the API,

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from bot.domain.search.analysis import _Concept, _member_terms, _Unit, _unit_key, english_words, normalize, stem
+from bot.domain.search.analysis import _joins as _joins
 from bot.domain.search.dates import dated_first
 from bot.domain.search.firsts import first_release_first
 from bot.domain.search.reorder import Ranked, adjusted
@@ -64,21 +65,6 @@ Model sizes (``8b``, ``70b``) and chips (``h100``) are no quantities."""
 HINT_SCORE = 75.0
 """The score of a topic question's track found through its glossary terms' ``track`` (``how do i
 get into eagle``): below a named track's 80, above a contained name's 70."""
-
-
-def _joins(units: list[_Unit], i: int) -> list[str]:
-    """``units[i]``'s Latin word joined with the Latin word before it, then with the one after; a
-    number followed by a number, also with a ``v`` before it: a version typed without its ``v``
-    (``vllm 0.6`` as the title's ``v0.6.0``, ``deepseek 3.2`` as ``V3.2``)."""
-    text = units[i].text
-    out = [
-        text + units[j].text if j > i else units[j].text + text
-        for j in (i - 1, i + 1)
-        if 0 <= j < len(units) and units[j].kind == "latin"
-    ]
-    if text.isdigit() and i + 1 < len(units) and units[i + 1].text.isdigit():
-        out.append(f"v{text}{units[i + 1].text}")
-    return out
 
 
 class Term(NamedTuple):
@@ -126,6 +112,9 @@ class TopicIndex(TrackIndex):
         server`` as ``tritoninferenceserver``), is another tool's name (``other_names``) that no post
         says as typed (``windows`` is not the ``window`` of sliding-window attention); with ``said``,
         one that some post says (``onnx``, ``linux``: a post mentions it, so it still finds that post).
+        Beside the product's own name (a specific term most posts hold, not part of the name), a name
+        of parts a post writes hyphenated (``TensorRT-LLM``, indexed joined) is one a post says: the
+        question compares it with vLLM (round 21); alone it stays another tool's question.
         A Chinese word (``驱动``) is another tool's name as typed, never one a post says: a post's
         Chinese text is read by character pairs, which hold it inside other words (``配置驱动``)."""
         if units[i].kind != "latin":
@@ -135,8 +124,14 @@ class TopicIndex(TrackIndex):
             for j in range(max(i - 2, 0), i + 1)
             if j + 3 <= len(units) and all(u.kind == "latin" for u in units[j : j + 3])
         )
-        words = (units[i].text, *_joins(units, i), *runs)
-        return any(w in self._other_names and (w in self._surface) == said for w in words)
+        near = any(  # the product's own name, outside the joined name's words
+            u.sense == "specific" and self._df_of.get(u.text, 0) * 2 > self._n
+            for j, u in enumerate(units)
+            if not i - 1 <= j <= i + 1
+        )
+        heard = {w: w in self._surface or (near and w in self._df_of) for w in (*_joins(units, i), *runs)}
+        heard[units[i].text] = units[i].text in self._surface
+        return any(w in self._other_names and h == said for w, h in heard.items())
 
     def _spans(self, units: list[_Unit]) -> list[tuple[int, list[_Unit]]]:
         """The query's units as ``(index of the first, units)`` spans: each glossary or synonym form
